@@ -1,0 +1,227 @@
+"""Reading a `.pmd` source: its front matter, its prose and its code chunks, with their line numbers.
+
+Pweave's own reader accepts any chunk option and evaluates headers with `exec`; this reader
+parses headers itself (literal values only), validates every option and remembers lines, so a
+mistake is reported as `file.pmd:line: ...` before Pweave sees the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .errors import BuildError
+
+PACKAGE = "qwen3_fusion"
+
+# options a chunk may carry, with the types their values must have
+CHUNK_OPTIONS: dict[str, tuple[type, ...]] = {
+    "name": (str,),
+    "module": (str,),
+    "echo": (bool,),
+    "results": (str,),
+    "gpu": (str,),
+}
+RESULTS_MODES = ("verbatim", "hidden", "raw")
+FRONT_MATTER_KEYS = {"title", "slug", "date", "tags", "target_chars", "min_versions"}
+REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "target_chars")
+MODULE_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$")
+# the same opening line Pweave's markdown reader treats as code (backticks or tildes, "python")
+PWEAVE_CODE_START = re.compile(r"^[`~]{3,}(?:\{|\{\.|)python")
+CHUNK_HEADER = re.compile(r"^```python(?:,\s*(?P<opts>.*?))?\s*$")
+FENCE_CLOSE = re.compile(r"^(`|~){3,}\s*$")
+SAME_SOURCE_IMPORT = re.compile(rf"^from {PACKAGE}\.(?P<mod>[\w.]+) import [^(]*$")
+
+
+@dataclass
+class Chunk:
+    """One code chunk: its code, its validated options and the line of its header."""
+
+    code: str
+    line: int
+    options: dict = field(default_factory=dict)
+
+    @property
+    def module(self) -> str | None:
+        return self.options.get("module")
+
+    @property
+    def echo(self) -> bool:
+        return self.options.get("echo", True)
+
+    @property
+    def results(self) -> str:
+        return self.options.get("results", "verbatim")
+
+    @property
+    def gpu(self) -> str | None:
+        return self.options.get("gpu")
+
+
+@dataclass
+class Source:
+    """A parsed source: front matter, body text (front matter blanked, lines kept) and chunks."""
+
+    path: Path
+    rel: str
+    meta: dict
+    body: str
+    chunks: list[Chunk]
+
+    @property
+    def slug(self) -> str:
+        return self.meta["slug"]
+
+    def modules(self) -> list[str]:
+        """Target modules in order of first appearance."""
+        seen: list[str] = []
+        for c in self.chunks:
+            if c.module and c.module not in seen:
+                seen.append(c.module)
+        return seen
+
+    def visible_code(self, chunk: Chunk) -> str:
+        """The chunk as a reader sees and runs it: imports of this source's own modules removed."""
+        own = set(self.modules())
+        kept = [
+            ln
+            for ln in chunk.code.split("\n")
+            if not ((m := SAME_SOURCE_IMPORT.match(ln)) and m.group("mod") in own)
+        ]
+        return "\n".join(kept).strip("\n")
+
+
+def parse_source(path: Path, root: Path) -> Source:
+    """Read and validate one `.pmd` file."""
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    text = path.read_text(encoding="utf-8")
+    meta, body = _split_front_matter(text, rel)
+    chunks = _scan_chunks(body, rel)
+    return Source(path=path, rel=rel, meta=meta, body=body, chunks=chunks)
+
+
+def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        raise BuildError("missing YAML front matter (the file must start with '---')", rel, 1)
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise BuildError("front matter is not closed by '---'", rel, 1) from None
+    try:
+        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        raise BuildError(f"front matter is not valid YAML: {getattr(e, 'problem', e)}", rel, line)
+    if not isinstance(meta, dict):
+        raise BuildError("front matter must be a mapping", rel, 2)
+    for key in meta:
+        if key not in FRONT_MATTER_KEYS:
+            raise BuildError(f"unknown front matter key {key!r}", rel, _key_line(lines, key))
+    for key in REQUIRED_FRONT_MATTER:
+        if key not in meta:
+            raise BuildError(f"front matter lacks {key!r}", rel, 1)
+    if isinstance(meta["date"], dt.date):
+        meta["date"] = meta["date"].isoformat()
+    if not isinstance(meta["target_chars"], int):
+        raise BuildError("target_chars must be an integer", rel, _key_line(lines, "target_chars"))
+    # blank the front matter but keep its lines, so body line numbers are file line numbers
+    body = "\n" * (end + 1) + "\n".join(lines[end + 1 :])
+    return meta, body
+
+
+def _key_line(lines: list[str], key: str) -> int:
+    for i, ln in enumerate(lines, 1):
+        if ln.startswith(f"{key}:"):
+            return i
+    return 1
+
+
+def _scan_chunks(body: str, rel: str) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    names: dict[str, int] = {}
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if PWEAVE_CODE_START.match(ln):
+            header = CHUNK_HEADER.match(ln)
+            if not header:
+                raise BuildError(
+                    f"malformed chunk header {ln!r}: write ```python or ```python, key=value, ...",
+                    rel,
+                    i + 1,
+                )
+            options = parse_options(header.group("opts") or "", rel, i + 1)
+            start = i
+            i += 1
+            code: list[str] = []
+            while i < len(lines) and not FENCE_CLOSE.match(lines[i]):
+                code.append(lines[i])
+                i += 1
+            if i == len(lines):
+                raise BuildError("chunk is not closed by ```", rel, start + 1)
+            if not "\n".join(code).strip():
+                raise BuildError("empty chunk", rel, start + 1)
+            name = options.get("name")
+            if name is not None:
+                if name in names:
+                    raise BuildError(
+                        f"chunk name {name!r} already used at line {names[name]}", rel, start + 1
+                    )
+                names[name] = start + 1
+            chunks.append(Chunk(code="\n".join(code), line=start + 1, options=options))
+        i += 1
+    return chunks
+
+
+def parse_options(text: str, rel: str, line: int) -> dict:
+    """Parse `key="value", key=False` with literal values only, and validate each option."""
+    if not text.strip():
+        return {}
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+    except SyntaxError as e:
+        raise BuildError(f"chunk options are not valid keyword arguments: {e.msg}", rel, line)
+    if not isinstance(call, ast.Call) or call.args:
+        raise BuildError("chunk options must all be key=value (values quoted)", rel, line)
+    options: dict = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise BuildError("chunk options cannot use **", rel, line)
+        if kw.arg not in CHUNK_OPTIONS:
+            allowed = ", ".join(CHUNK_OPTIONS)
+            raise BuildError(f"unknown chunk option {kw.arg!r} (allowed: {allowed})", rel, line)
+        try:
+            value = ast.literal_eval(kw.value)
+        except ValueError:
+            raise BuildError(
+                f"chunk option {kw.arg!r} must be a literal (quote strings)", rel, line
+            ) from None
+        if not isinstance(value, CHUNK_OPTIONS[kw.arg]):
+            want = CHUNK_OPTIONS[kw.arg][0].__name__
+            raise BuildError(f"chunk option {kw.arg!r} must be a {want}", rel, line)
+        options[kw.arg] = value
+    if "results" in options and options["results"] not in RESULTS_MODES:
+        raise BuildError(f"results must be one of {', '.join(RESULTS_MODES)}", rel, line)
+    module = options.get("module")
+    if module is not None and not MODULE_RE.match(module):
+        raise BuildError(
+            f"module {module!r} escapes generated/{PACKAGE}/: use a dotted lowercase name like 'rmsnorm'",
+            rel,
+            line,
+        )
+    if module is not None and options.get("gpu"):
+        raise BuildError("a module chunk must import without a GPU: drop gpu= from it", rel, line)
+    return options
+
+
+def discover_sources(root: Path) -> list[Path]:
+    """The sources of the posts, in a fixed order."""
+    return sorted((root / "src_literate").glob("*.pmd"))
