@@ -86,11 +86,12 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
 def check_ruff(project: Project) -> list[str]:
     """Tangled code must be in ruff's format and pass its lint."""
     problems = []
-    for args, what in ((["format", "--check"], "format"), (["check", "--no-fix"], "lint")):
+    for args, what in ((["format", "--check"], "format"), (["check", "--no-fix", "--output-format=concise"], "lint")):
         try:
             res = subprocess.run(
                 [sys.executable, "-m", "ruff", *args, "generated"],
                 cwd=project.root, capture_output=True, text=True, timeout=120,
+                env=dict(os.environ, NO_COLOR="1"),
             )
         except FileNotFoundError:
             return ["ruff is not installed: pip install ruff"]

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up a fresh machine of this kind (Debian, Python 3.11, Node 20, no GPU) for building and testing.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium fonts-noto-cjk >/dev/null   # mermaid check + CJK glyphs
+fi
+pip install -q torch==2.13.0          # first: the CPU build on local disk, not a multi-GB CUDA build
+pip install -q -r requirements.txt
+npm ci --silent --no-audit --no-fund  # the pinned mermaid library (package-lock.json)
