@@ -11,13 +11,13 @@ from .pipeline import Project, load
 
 def write_previews(project: Project, slug: str | None = None) -> list[Path]:
     """Write preview/<slug>.html for each post (or one) from posts/<slug>.md; return the paths."""
-    from .preview import render_html
-
     _, sources = load(project)
     chosen = [s for s in sources if slug in (None, s.slug)]
     if not chosen:
         known = ", ".join(s.slug for s in sources)
         raise BuildError(f"no post with slug {slug!r} (posts: {known})", "src_literate/series.yaml")
+    from .preview import render_html
+
     paths = []
     for src in chosen:
         md = project.posts / f"{src.slug}.md"

@@ -141,20 +141,23 @@ def render_template(env: jinja2.Environment, name: str, **values) -> str:
     try:
         return env.get_template(name).render(**values)
     except jinja2.UndefinedError as e:
-        raise BuildError(f"template variable missing: {e.message}", f"templates/{name}", _tb_line(e, name))
+        where, line = _template_frame(e, name)
+        raise BuildError(f"template variable missing: {e.message}", f"templates/{where}", line)
     except jinja2.TemplateSyntaxError as e:
         raise BuildError(f"template syntax: {e.message}", f"templates/{name}", e.lineno)
     except jinja2.TemplateNotFound as e:
         raise BuildError(f"template not found: {e.name}", "templates")
 
 
-def _tb_line(exc: BaseException, name: str) -> int | None:
-    tb, line = exc.__traceback__, None
+def _template_frame(exc: BaseException, name: str) -> tuple[str, int | None]:
+    """The innermost template (an included one, if the error is there) and its line."""
+    tb, where, line = exc.__traceback__, name, None
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(name):
-            line = tb.tb_lineno
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.endswith(".j2"):
+            where, line = Path(filename).name, tb.tb_lineno
         tb = tb.tb_next
-    return line
+    return where, line
 
 
 def load_results(root: Path) -> dict[str, dict]:
