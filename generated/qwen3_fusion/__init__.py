@@ -1,0 +1,14 @@
+# GENERATED FILE - DO NOT EDIT.
+# Tangled from src_literate/*.pmd by `python build.py tangle`; edit the source instead.
+"""Code of the 训推加速 posts on Qwen3 fusion and Triton kernels.
+
+Modules (import the one you need; importing the package loads nothing):
+
+    qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
+"""
+
+__all__ = [
+    "patching",
+    "rmsnorm",
+]
