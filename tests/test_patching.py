@@ -8,13 +8,13 @@ import copy
 
 import pytest
 import torch
+from qwen3_fusion.patching import patch_qwen3_rmsnorm, unpatch_qwen3_rmsnorm
+from qwen3_fusion.rmsnorm import TritonRMSNorm
 from transformers import Qwen3Config, Qwen3ForCausalLM
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
-from qwen3_fusion.patching import patch_qwen3_rmsnorm, unpatch_qwen3_rmsnorm
-from qwen3_fusion.rmsnorm import TritonRMSNorm
-
 LAYERS = 2
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def tiny_qwen3(seed=0, dtype=torch.float32):
@@ -31,7 +31,7 @@ def tiny_qwen3(seed=0, dtype=torch.float32):
         max_position_embeddings=32,
         attn_implementation="sdpa",
     )
-    model = Qwen3ForCausalLM(config).to(dtype)
+    model = Qwen3ForCausalLM(config).to(DEVICE, dtype)
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, Qwen3RMSNorm):
@@ -40,7 +40,7 @@ def tiny_qwen3(seed=0, dtype=torch.float32):
 
 
 def batch(seed=1):
-    ids = torch.randint(0, 96, (2, 12), generator=torch.Generator().manual_seed(seed))
+    ids = torch.randint(0, 96, (2, 12), generator=torch.Generator().manual_seed(seed)).to(DEVICE)
     return {"input_ids": ids, "labels": ids}
 
 

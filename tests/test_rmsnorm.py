@@ -8,8 +8,6 @@ import re
 
 import pytest
 import torch
-from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
-
 from qwen3_fusion.rmsnorm import (
     MAX_HIDDEN,
     RMSNormFunction,
@@ -19,8 +17,11 @@ from qwen3_fusion.rmsnorm import (
     rms_norm_backward_torch,
     rms_norm_forward,
 )
+from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
 EPS = 1e-6
+# the kernels need CUDA tensors on a GPU machine; elsewhere conftest turns the interpreter on
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 # fp32 arithmetic inside the kernels (sums, rsqrt), relative to an output's scale
 FP32_SLACK = 1e-5
@@ -29,9 +30,9 @@ FP32_SLACK = 1e-5
 def make_inputs(shape, dtype, w_dtype=None, seed=0):
     """Fresh random non-zero x, weight and dy (weights around 1, as trained norms are)."""
     g = torch.Generator().manual_seed(seed)
-    x = (torch.randn(shape, generator=g) * 2 + 0.3).to(dtype)
-    w = (1 + 0.5 * torch.randn(shape[-1], generator=g)).to(w_dtype or dtype)
-    dy = torch.randn(shape, generator=g).to(torch.promote_types(dtype, w.dtype))
+    x = (torch.randn(shape, generator=g) * 2 + 0.3).to(DEVICE, dtype)
+    w = (1 + 0.5 * torch.randn(shape[-1], generator=g)).to(DEVICE, w_dtype or dtype)
+    dy = torch.randn(shape, generator=g).to(DEVICE, torch.promote_types(dtype, w.dtype))
     return x, w, dy
 
 
@@ -78,10 +79,11 @@ def assert_close(name, got, ref, scale, roundings):
 def run_kernels(x, w, dy, programs):
     """Forward and backward through the launchers, into NaN-poisoned buffers."""
     out_dtype = torch.promote_types(x.dtype, w.dtype)
-    y = torch.full(x.shape, float("nan"), dtype=out_dtype)
-    rstd = torch.full(x.shape[:-1], float("nan"))
-    dx = torch.full(x.shape, float("nan"), dtype=x.dtype)
-    partial = torch.full((programs, x.shape[-1]), float("nan"))
+    nan = float("nan")
+    y = torch.full(x.shape, nan, dtype=out_dtype, device=DEVICE)
+    rstd = torch.full(x.shape[:-1], nan, device=DEVICE)
+    dx = torch.full(x.shape, nan, dtype=x.dtype, device=DEVICE)
+    partial = torch.full((programs, x.shape[-1]), nan, device=DEVICE)
     rms_norm_forward(x, w, EPS, out=y, rstd=rstd)
     rms_norm_backward(dy, x, w, rstd, dx=dx, dw_partial=partial)
     return {"y": y, "rstd": rstd, "dx": dx, "dw": rms_norm_backward(dy, x, w, rstd)[1]}, partial
@@ -127,7 +129,7 @@ def test_fp16_rounds_where_hf_rounds():
     once instead (as F.rms_norm does) leaves about a quarter of the elements 1 ulp away.
     """
     x, w, _ = make_inputs((64, 256), torch.float16)
-    hf = Qwen3RMSNorm(256, eps=EPS).to(torch.float16)
+    hf = Qwen3RMSNorm(256, eps=EPS).to(DEVICE, torch.float16)
     with torch.no_grad():
         hf.weight.copy_(w)
     y, _ = rms_norm_forward(x, w, EPS)
@@ -145,7 +147,7 @@ def test_fp16_rounds_where_hf_rounds():
 )
 def test_mixed_dtypes_promote_like_hf(x_dtype, w_dtype):
     x, w, dy = make_inputs((6, 40), x_dtype, w_dtype)
-    hf = Qwen3RMSNorm(40, eps=EPS).to(w_dtype)
+    hf = Qwen3RMSNorm(40, eps=EPS).to(DEVICE, w_dtype)
     got, _ = run_kernels(x, w, dy, programs=2)
     assert got["y"].dtype == hf(x).dtype == torch.promote_types(x_dtype, w_dtype)
     assert got["dx"].dtype == x_dtype and got["dw"].dtype == w_dtype
@@ -175,7 +177,7 @@ def test_function_apply_equals_custom_op():
         y = call(xg, wg)
         y.backward(dy)
         grads.append((y.detach(), xg.grad, wg.grad))
-    for a, b in zip(*grads):
+    for a, b in zip(*grads, strict=True):
         assert torch.equal(a, b)
 
 
@@ -199,7 +201,7 @@ def test_one_dimensional_input():
 def noncontiguous_cases():
     """(x, dy) bf16 pairs with layouts the launchers must handle; values fresh and non-zero."""
     g = torch.Generator().manual_seed(1)
-    r = lambda *s: (torch.randn(*s, generator=g) + 0.1).to(torch.bfloat16)
+    r = lambda *s: (torch.randn(*s, generator=g) + 0.1).to(DEVICE, torch.bfloat16)
     return {
         # q_norm: dy arrives through .transpose(1, 2) of a (B, H, T, D) gradient
         "q_norm_grad": (r(2, 5, 3, 16), r(2, 3, 5, 16).transpose(1, 2)),
@@ -236,7 +238,9 @@ def test_dw_is_bitwise_deterministic():
 def test_torch_formula_matches_triton_backward():
     x, w, dy = make_inputs((9, 200), torch.float32)
     _, rstd = rms_norm_forward(x, w, EPS)
-    for a, b in zip(rms_norm_backward(dy, x, w, rstd), rms_norm_backward_torch(dy, x, w, rstd)):
+    triton_grads = rms_norm_backward(dy, x, w, rstd)
+    torch_grads = rms_norm_backward_torch(dy, x, w, rstd)
+    for a, b in zip(triton_grads, torch_grads, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
@@ -244,15 +248,15 @@ def bad_calls():
     """(call, text its ValueError must contain)."""
     x, w, dy = make_inputs((4, 8), torch.float32)
     _, rstd = rms_norm_forward(x, w, EPS)
-    wide = torch.ones(1, MAX_HIDDEN + 1)
+    wide = torch.ones(1, MAX_HIDDEN + 1, device=DEVICE)
     return {
         "int_x": (lambda: rms_norm(x.long(), w), "x of shape (4, 8) and dtype torch.int64"),
         "float64_x": (lambda: rms_norm(x.double(), w), "dtype torch.float64"),
         "too_wide": (
-            lambda: rms_norm(wide, torch.ones(MAX_HIDDEN + 1)),
+            lambda: rms_norm(wide, torch.ones(MAX_HIDDEN + 1, device=DEVICE)),
             f"x of shape (1, {MAX_HIDDEN + 1}) and dtype torch.float32",
         ),
-        "scalar_x": (lambda: rms_norm(torch.tensor(1.0), w), "x of shape () and dtype"),
+        "scalar_x": (lambda: rms_norm(x[0, 0], w), "x of shape () and dtype"),
         "weight_shape": (lambda: rms_norm(x, w[:5]), "weight of shape (5,) and dtype"),
         "weight_int": (lambda: rms_norm(x, w.int()), "weight of shape (8,) and dtype torch.int32"),
         "weight_device": (
@@ -264,7 +268,7 @@ def bad_calls():
             "dy of shape (2, 8) and dtype torch.float32",
         ),
         "out_dtype": (
-            lambda: rms_norm_forward(x, w, out=torch.empty(4, 8, dtype=torch.bfloat16)),
+            lambda: rms_norm_forward(x, w, out=torch.empty_like(x, dtype=torch.bfloat16)),
             "out of shape (4, 8) and dtype torch.bfloat16",
         ),
         "backward_name": (lambda: rms_norm(x, w, backward="cuda"), "got 'cuda'"),
@@ -279,13 +283,13 @@ def test_bad_input_raises_clear_error(case):
 
 
 def test_module_is_a_drop_in_for_qwen3_rmsnorm():
-    hf = Qwen3RMSNorm(64, eps=1e-5)
+    hf = Qwen3RMSNorm(64, eps=1e-5).to(DEVICE)
     with torch.no_grad():
         hf.weight.copy_(make_inputs((64,), torch.float32)[1])
-    ours = TritonRMSNorm(64, eps=1e-5)
+    ours = TritonRMSNorm(64, eps=1e-5).to(DEVICE)
     assert list(ours.state_dict()) == list(hf.state_dict()) == ["weight"]
     ours.load_state_dict(hf.state_dict())
-    hf2 = Qwen3RMSNorm(64)
+    hf2 = Qwen3RMSNorm(64).to(DEVICE)
     hf2.load_state_dict(ours.state_dict())
     assert torch.equal(hf2.weight, hf.weight)
     assert ours.variance_epsilon == hf.variance_epsilon
@@ -308,7 +312,7 @@ def test_opcheck(dtype):
 
 def test_inductor_fullgraph_matches_eager():
     torch._dynamo.reset()
-    norm = TritonRMSNorm(32)
+    norm = TritonRMSNorm(32).to(DEVICE)
     with torch.no_grad():
         norm.weight.copy_(make_inputs((32,), torch.float32)[1])
     x = make_inputs((3, 5, 32), torch.float32)[0]
@@ -320,5 +324,5 @@ def test_inductor_fullgraph_matches_eager():
         loss = fn(xg)
         loss.backward()
         results.append((loss.detach(), xg.grad, norm.weight.grad))
-    for eager, compiled in zip(*results):
+    for eager, compiled in zip(*results, strict=True):
         torch.testing.assert_close(compiled, eager, rtol=1e-5, atol=1e-6)

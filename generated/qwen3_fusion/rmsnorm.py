@@ -2,7 +2,7 @@
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:12 (imports) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:134 (imports) ---
 import functools
 import os
 
@@ -15,9 +15,11 @@ MAX_HIDDEN = 65536  # widest row a program holds in registers
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 _ON_GPU = torch.cuda.is_available() and not _INTERPRET
+# QWEN3_FUSION_AUTOTUNE=0 runs the first candidate config on a GPU too (no tuning)
+_AUTOTUNE = _ON_GPU and os.environ.get("QWEN3_FUSION_AUTOTUNE", "1") != "0"
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:27 (rmsnorm_fwd_kernel) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:153 (rmsnorm_fwd_kernel) ---
 @triton.jit
 def _rmsnorm_fwd_kernel(
     x_ptr,  # (n_rows, n_cols) input, unit column stride
@@ -50,7 +52,7 @@ def _rmsnorm_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:60 (tile_configs) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:190 (tile_configs) ---
 def tile_configs(block_n: int, backward: bool = False) -> list[triton.Config]:
     """Autotune candidates (BLOCK_M, num_warps) for rows of block_n columns, a power of two.
 
@@ -69,13 +71,16 @@ def tile_configs(block_n: int, backward: bool = False) -> list[triton.Config]:
 def bwd_num_programs(n_rows: int, block_n: int, device: torch.device) -> int:
     """Persistent backward grid: a few programs per SM (per device on the interpreter)."""
     per_sm = 8 if block_n <= 256 else 4 if block_n <= 4096 else 2
-    if device.type != "cuda":
-        return max(1, min(n_rows, per_sm))
-    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    sms = _sm_count(device.index) if device.type == "cuda" else 1
     return max(1, min(n_rows, per_sm * sms))
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:85 (launch) ---
+@functools.cache
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+# --- src_literate/post2_triton_rmsnorm.pmd:218 (launch) ---
 @functools.cache
 def _autotuned(kernel, block_n: int, backward: bool):
     """One autotuner per (kernel, row width), over that width's candidates."""
@@ -83,8 +88,8 @@ def _autotuned(kernel, block_n: int, backward: bool):
 
 
 def _launch(kernel, grid, args: tuple, block_n: int, backward: bool) -> None:
-    """Launch autotuned on a GPU; elsewhere with the first candidate config."""
-    if _ON_GPU:
+    """Launch autotuned on a GPU; elsewhere (or with autotuning off) with the first candidate."""
+    if _AUTOTUNE:
         _autotuned(kernel, block_n, backward)[grid](*args, BLOCK_N=block_n)
         return
     config = tile_configs(block_n, backward)[0]
@@ -92,7 +97,7 @@ def _launch(kernel, grid, args: tuple, block_n: int, backward: bool) -> None:
     kernel[grid(meta)](*args, **meta, num_warps=config.num_warps)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:102 (check_args) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:237 (check_args) ---
 def _describe(name: str, t: torch.Tensor) -> str:
     return f"{name} of shape {tuple(t.shape)} and dtype {t.dtype} on {t.device}"
 
@@ -127,7 +132,7 @@ def _rows(t: torch.Tensor) -> torch.Tensor:
     return t2 if t2.stride(-1) == 1 else t2.contiguous()
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:137 (rms_norm_forward) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:272 (rms_norm_forward) ---
 def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
 
@@ -152,7 +157,7 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     return out, rstd
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:164 (rms_norm_backward_torch) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:399 (rms_norm_backward_torch) ---
 def rms_norm_backward_torch(dy, x, weight, rstd):
     """The backward in PyTorch ops (the math, and the fwd-only tier): -> dx, dw."""
     rstd = rstd.unsqueeze(-1)
@@ -163,7 +168,7 @@ def rms_norm_backward_torch(dy, x, weight, rstd):
     return dx.to(x.dtype), dw.to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:175 (rmsnorm_bwd_kernel) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:414 (rmsnorm_bwd_kernel) ---
 @triton.jit
 def _rmsnorm_bwd_kernel(
     dy_ptr,  # (n_rows, n_cols) incoming gradient, only read
@@ -209,7 +214,7 @@ def _rmsnorm_bwd_kernel(
     tl.store(dw_partial_ptr + pid * n_cols + cols, dw_acc, mask=col_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:221 (rms_norm_backward) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:462 (rms_norm_backward) ---
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
@@ -239,7 +244,7 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     return dx, dw_partial.sum(0).to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:251 (rms_norm_function) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:496 (rms_norm_function) ---
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
 
@@ -267,7 +272,7 @@ class RMSNormFunction(torch.autograd.Function):
         return dx, dw, None, None
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:279 (custom_ops) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:524 (custom_ops) ---
 @torch.library.custom_op("qwen3_fusion::rms_norm_fwd", mutates_args=())
 def rms_norm_fwd_op(
     x: torch.Tensor, weight: torch.Tensor, eps: float, triton_backward: bool
@@ -301,7 +306,7 @@ rms_norm_fwd_op.register_autograd(
 )
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:313 (rms_norm) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:558 (rms_norm) ---
 def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     """Differentiable Qwen3 RMSNorm: x (..., N), weight (N,) -> (..., N).
 
@@ -312,7 +317,7 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     return rms_norm_fwd_op(x, weight, eps, backward == "triton")[0]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:326 (triton_rmsnorm_module) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:643 (triton_rmsnorm_module) ---
 class TritonRMSNorm(nn.Module):
     """Drop-in Qwen3RMSNorm (same weight, variance_epsilon, state_dict) on Triton kernels."""
 
