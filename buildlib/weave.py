@@ -145,8 +145,8 @@ def format_body(src: Source, records: list[dict], prose) -> str:
         pieces.append(_format_chunk(src, chunk, rec["outputs"]))
         pos = start + chunk.code.count("\n") + 3  # header, code lines, closing fence
     pieces.append(prose("\n".join(lines[pos:]), pos + 1))
-    text = "\n\n".join(p.strip("\n") for p in pieces if p.strip())
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    # pieces are joined by one blank line; blank lines inside code stay as written
+    return "\n\n".join(p.strip("\n") for p in pieces if p.strip()) + "\n"
 
 
 def _format_chunk(src: Source, chunk: Chunk, outputs: list[dict]) -> str:
