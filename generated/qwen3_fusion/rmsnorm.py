@@ -14,26 +14,29 @@ from torch import nn
 MAX_HIDDEN = 65536  # widest row a program holds in registers
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
-_ON_GPU = torch.cuda.is_available() and not _INTERPRET
-# QWEN3_FUSION_AUTOTUNE=0 runs the first candidate config on a GPU too (no tuning)
-_AUTOTUNE = _ON_GPU and os.environ.get("QWEN3_FUSION_AUTOTUNE", "1") != "0"
+SMEM_BUDGET = 160 * 1024  # bytes of pipelined loads a backward program may stage
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:153 (rmsnorm_fwd_kernel) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:151 (rmsnorm_fwd_kernel) ---
 @triton.jit
 def _rmsnorm_fwd_kernel(
     x_ptr,  # (n_rows, n_cols) input, unit column stride
     w_ptr,  # (n_cols,) weight
     y_ptr,  # (n_rows, n_cols) output, dtype promote_types(x, w)
     rstd_ptr,  # (n_rows,) fp32 1 / rms, saved for the backward
-    x_row_stride,
-    y_row_stride,
     n_rows,
-    n_cols,
     eps,
+    x_row_stride_v,  # row strides and n_cols in units of VEC elements
+    y_row_stride_v,
+    n_cols_v,
     BLOCK_M: tl.constexpr,  # rows per program
     BLOCK_N: tl.constexpr,  # next_pow2(n_cols)
+    VEC: tl.constexpr,  # elements of one 16-byte vector that divide n_cols and the strides
 ):
+    # multiplying by the constexpr VEC proves 16-byte aligned rows to the compiler, so loads
+    # and stores vectorize even when n_cols is not a multiple of 16 (e.g. 3000)
+    n_cols = n_cols_v * VEC
+    x_row_stride, y_row_stride = x_row_stride_v * VEC, y_row_stride_v * VEC
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, BLOCK_N)
     row_mask = rows < n_rows
@@ -52,27 +55,48 @@ def _rmsnorm_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:190 (tile_configs) ---
-def tile_configs(block_n: int, backward: bool = False) -> list[triton.Config]:
-    """Autotune candidates (BLOCK_M, num_warps) for rows of block_n columns, a power of two.
+# --- src_literate/post2_triton_rmsnorm.pmd:193 (tile_config) ---
+def tile_config(n_cols: int, dtype: torch.dtype, backward: bool = False) -> triton.Config:
+    """One config per row width, swept on an H200: BLOCK_M, num_warps, num_stages, PER_SM.
 
-    A program holds a BLOCK_M x block_n fp32 tile per operand: narrow rows get many rows per
-    program. The first candidate is the one used without a GPU, where Triton cannot autotune.
+    PER_SM is the number of persistent backward programs per SM.
     """
-    max_tile = 8192 if backward else 16384  # fp32 elements per operand per program
-    block_m = max(1, min(128, max_tile // block_n))
-    configs = []
-    for m in (block_m, block_m // 2, block_m // 4):
-        warps = (4, 8, 16) if m * block_n <= 16384 else (16, 32)
-        configs += [triton.Config({"BLOCK_M": m}, num_warps=w) for w in warps if m >= 1]
-    return configs
+    block_n = triton.next_power_of_2(n_cols)
+    if not backward:
+        if n_cols <= 256:
+            m, warps = max(1, 2048 // block_n), 8
+        elif n_cols <= 3072:
+            m, warps = (2 if n_cols <= 1024 else 1), 4
+        else:
+            m = 2 if block_n == 8192 and n_cols > 6144 else 1
+            warps = 8 if n_cols <= 8192 else 16
+        return triton.Config({"BLOCK_M": m, "PER_SM": 1}, num_warps=warps, num_stages=1)
+    if n_cols <= 256:
+        m, warps, per_sm, stages = max(1, 8192 // block_n), 4, 8, 2
+    elif n_cols <= 2048:
+        m, warps, per_sm, stages = 8192 // block_n, 4, 1, 3
+    elif n_cols <= 3072:
+        m, warps, per_sm, stages = 2, 4, 2, 2
+    elif n_cols <= 4096:
+        m, warps, per_sm, stages = 2, 8, 1, 3
+    elif n_cols <= 6144:
+        m, warps, per_sm, stages = 1, 8, 2, 4
+    elif n_cols <= 8192:
+        m, warps, per_sm, stages = 1, 8, 1, 3
+    else:
+        m, warps, per_sm, stages = 1, 16, 2, 2
+    staged = lambda: (stages - 1) * m * block_n * 2 * dtype.itemsize
+    while stages > 1 and staged() > SMEM_BUDGET:  # x and dy tiles of stages - 1 loop steps
+        m, stages = (m // 2, stages) if m > 1 else (m, stages - 1)
+    return triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
 
 
-def bwd_num_programs(n_rows: int, block_n: int, device: torch.device) -> int:
-    """Persistent backward grid: a few programs per SM (per device on the interpreter)."""
-    per_sm = 8 if block_n <= 256 else 4 if block_n <= 4096 else 2
+def bwd_num_programs(n_rows: int, n_cols: int, dtype: torch.dtype, device: torch.device) -> int:
+    """Persistent backward grid: PER_SM programs per SM (per device on the interpreter)."""
+    config = tile_config(n_cols, dtype, backward=True)
+    tiles = triton.cdiv(n_rows, config.kwargs["BLOCK_M"])
     sms = _sm_count(device.index) if device.type == "cuda" else 1
-    return max(1, min(n_rows, per_sm * sms))
+    return max(1, min(tiles, config.kwargs["PER_SM"] * sms))
 
 
 @functools.cache
@@ -80,24 +104,30 @@ def _sm_count(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:218 (launch) ---
-@functools.cache
-def _autotuned(kernel, block_n: int, backward: bool):
-    """One autotuner per (kernel, row width), over that width's candidates."""
-    return triton.autotune(configs=tile_configs(block_n, backward), key=["n_cols"])(kernel)
+# --- src_literate/post2_triton_rmsnorm.pmd:242 (launch) ---
+def _vec(*ints: int, element_size: int) -> int:
+    """Largest element count of at most 16 bytes that divides every value in ints."""
+    vec = 16 // element_size
+    while vec > 1 and any(i % vec for i in ints):
+        vec //= 2
+    return vec
 
 
-def _launch(kernel, grid, args: tuple, block_n: int, backward: bool) -> None:
-    """Launch autotuned on a GPU; elsewhere (or with autotuning off) with the first candidate."""
-    if _AUTOTUNE:
-        _autotuned(kernel, block_n, backward)[grid](*args, BLOCK_N=block_n)
-        return
-    config = tile_configs(block_n, backward)[0]
-    meta = dict(config.kwargs, BLOCK_N=block_n)
+def _launch(kernel, grid, args: tuple, tensors, backward: bool) -> None:
+    """Launch with tile_config's choice for the row width and dtype of tensors[0], (M, N)."""
+    n_cols, dtype = tensors[0].shape[1], tensors[0].dtype
+    config = tile_config(n_cols, dtype, backward)
+    strides = [t.stride(0) for t in tensors]
+    vec = _vec(n_cols, *strides, element_size=min(t.element_size() for t in tensors))
+    meta = dict(BLOCK_M=config.kwargs["BLOCK_M"], BLOCK_N=triton.next_power_of_2(n_cols), VEC=vec)
+    if backward:
+        meta["NUM_STAGES"] = config.num_stages
+    # strides and n_cols go in units of VEC elements (see the kernels)
+    args = (*args, *[s // vec for s in strides], n_cols // vec)
     kernel[grid(meta)](*args, **meta, num_warps=config.num_warps)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:237 (check_args) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:267 (check_args) ---
 def _describe(name: str, t: torch.Tensor) -> str:
     return f"{name} of shape {tuple(t.shape)} and dtype {t.dtype} on {t.device}"
 
@@ -132,7 +162,7 @@ def _rows(t: torch.Tensor) -> torch.Tensor:
     return t2 if t2.stride(-1) == 1 else t2.contiguous()
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:272 (rms_norm_forward) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:302 (rms_norm_forward) ---
 def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
 
@@ -151,13 +181,12 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     n_rows, n_cols = x2.shape
     if n_rows > 0:
         y2 = out.view(n_rows, n_cols)
-        args = (x2, weight, y2, rstd, x2.stride(0), y2.stride(0), n_rows, n_cols, eps)
         grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_M"]),)
-        _launch(_rmsnorm_fwd_kernel, grid, args, triton.next_power_of_2(n_cols), backward=False)
+        _launch(_rmsnorm_fwd_kernel, grid, (x2, weight, y2, rstd, n_rows, eps), (x2, y2), False)
     return out, rstd
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:399 (rms_norm_backward_torch) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:428 (rms_norm_backward_torch) ---
 def rms_norm_backward_torch(dy, x, weight, rstd):
     """The backward in PyTorch ops (the math, and the fwd-only tier): -> dx, dw."""
     rstd = rstd.unsqueeze(-1)
@@ -168,7 +197,7 @@ def rms_norm_backward_torch(dy, x, weight, rstd):
     return dx.to(x.dtype), dw.to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:414 (rmsnorm_bwd_kernel) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:443 (rmsnorm_bwd_kernel) ---
 @triton.jit
 def _rmsnorm_bwd_kernel(
     dy_ptr,  # (n_rows, n_cols) incoming gradient, only read
@@ -177,26 +206,29 @@ def _rmsnorm_bwd_kernel(
     rstd_ptr,  # (n_rows,) fp32, from the forward
     dx_ptr,  # (n_rows, n_cols) gradient of x, dtype of x
     dw_partial_ptr,  # (num_programs, n_cols) fp32, one row per program
-    dy_row_stride,
-    x_row_stride,
-    dx_row_stride,
     n_rows,
-    n_cols,
-    rows_per_program,
+    x_row_stride_v,  # row strides and n_cols in units of VEC elements
+    dy_row_stride_v,
+    dx_row_stride_v,
+    n_cols_v,
     BLOCK_M: tl.constexpr,  # rows per loop step
     BLOCK_N: tl.constexpr,  # next_pow2(n_cols)
+    VEC: tl.constexpr,  # as in the forward: proves 16-byte aligned rows
+    NUM_STAGES: tl.constexpr,  # loop steps whose loads are in flight at once
 ):
-    pid = tl.program_id(0)
+    n_cols = n_cols_v * VEC
+    dy_row_stride, x_row_stride = dy_row_stride_v * VEC, x_row_stride_v * VEC
+    dx_row_stride = dx_row_stride_v * VEC
     cols = tl.arange(0, BLOCK_N)
     col_mask = cols < n_cols
     w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
     dw_acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    # persistent: this program owns rows [row_start, row_end), BLOCK_M at a time
-    row_start = pid * rows_per_program
-    row_end = tl.minimum(row_start + rows_per_program, n_rows)
-    for start in range(row_start, row_end, BLOCK_M):
-        rows = start + tl.arange(0, BLOCK_M)
-        row_mask = rows < row_end
+    # persistent: program p takes row blocks p, p + num_programs, ...; the loads of the next
+    # NUM_STAGES - 1 blocks are issued while the current one is computed
+    n_blocks = tl.cdiv(n_rows, BLOCK_M)
+    for block in tl.range(tl.program_id(0), n_blocks, tl.num_programs(0), num_stages=NUM_STAGES):
+        rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+        row_mask = rows < n_rows
         mask = row_mask[:, None] & col_mask[None, :]
         r64 = rows.to(tl.int64)[:, None]
         x = tl.load(x_ptr + r64 * x_row_stride + cols[None, :], mask=mask, other=0.0)
@@ -211,10 +243,10 @@ def _rmsnorm_bwd_kernel(
         tl.store(dx_ptr + r64 * dx_row_stride + cols[None, :], dx, mask=mask)
         # dW sees x_hat rounded to the input dtype, as autograd through Qwen3RMSNorm does
         dw_acc += tl.sum(dy * x_hat.to(x_ptr.dtype.element_ty).to(tl.float32), axis=0)
-    tl.store(dw_partial_ptr + pid * n_cols + cols, dw_acc, mask=col_mask)
+    tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:462 (rms_norm_backward) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:494 (rms_norm_backward) ---
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
@@ -232,19 +264,17 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     n_rows, n_cols = x2.shape
     if n_rows == 0:
         return dx, torch.zeros_like(weight)
-    block_n = triton.next_power_of_2(n_cols)
     if dw_partial is None:
-        n_prog = bwd_num_programs(n_rows, block_n, x.device)
+        n_prog = bwd_num_programs(n_rows, n_cols, x.dtype, x.device)
         dw_partial = torch.empty(n_prog, n_cols, dtype=torch.float32, device=x.device)
     _check_buffer("dw_partial", dw_partial, (dw_partial.shape[0], n_cols), torch.float32, x.device)
     n_prog, dx2 = dw_partial.shape[0], dx.view(n_rows, n_cols)
-    args = (dy2, x2, weight, rstd.view(-1), dx2, dw_partial, dy2.stride(0), x2.stride(0))
-    args += (dx2.stride(0), n_rows, n_cols, triton.cdiv(n_rows, n_prog))
-    _launch(_rmsnorm_bwd_kernel, lambda meta: (n_prog,), args, block_n, backward=True)
+    args = (dy2, x2, weight, rstd.view(-1), dx2, dw_partial, n_rows)
+    _launch(_rmsnorm_bwd_kernel, lambda meta: (n_prog,), args, (x2, dy2, dx2), True)
     return dx, dw_partial.sum(0).to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:496 (rms_norm_function) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:526 (rms_norm_function) ---
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
 
@@ -261,6 +291,7 @@ class RMSNormFunction(torch.autograd.Function):
         x, weight, _eps, triton_backward = inputs
         ctx.save_for_backward(x, weight, output[1])
         ctx.triton_backward = triton_backward
+        ctx.set_materialize_grads(False)  # rstd gets no gradient: no zero tensor for it
 
     @staticmethod
     def backward(ctx, dy, _drstd):
@@ -272,7 +303,20 @@ class RMSNormFunction(torch.autograd.Function):
         return dx, dw, None, None
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:524 (custom_ops) ---
+class EagerRMSNormFunction(RMSNormFunction):
+    """RMSNormFunction for eager mode: calls the launchers directly, skipping op dispatch."""
+
+    @staticmethod
+    def backward(ctx, dy, _drstd):
+        x, weight, rstd = ctx.saved_tensors
+        if ctx.triton_backward:
+            dx, dw = rms_norm_backward(dy, x, weight, rstd)
+        else:
+            dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
+        return dx, dw, None, None
+
+
+# --- src_literate/post2_triton_rmsnorm.pmd:568 (custom_ops) ---
 @torch.library.custom_op("qwen3_fusion::rms_norm_fwd", mutates_args=())
 def rms_norm_fwd_op(
     x: torch.Tensor, weight: torch.Tensor, eps: float, triton_backward: bool
@@ -306,7 +350,7 @@ rms_norm_fwd_op.register_autograd(
 )
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:558 (rms_norm) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:604 (rms_norm) ---
 def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     """Differentiable Qwen3 RMSNorm: x (..., N), weight (N,) -> (..., N).
 
@@ -314,10 +358,13 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     """
     if backward not in ("triton", "torch"):
         raise ValueError(f"rms_norm: backward must be 'triton' or 'torch', got {backward!r}")
-    return rms_norm_fwd_op(x, weight, eps, backward == "triton")[0]
+    if torch.compiler.is_compiling():
+        return rms_norm_fwd_op(x, weight, eps, backward == "triton")[0]
+    # eager: the autograd.Function itself; the custom op's dispatch costs CPU time on every call
+    return EagerRMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:643 (triton_rmsnorm_module) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:693 (triton_rmsnorm_module) ---
 class TritonRMSNorm(nn.Module):
     """Drop-in Qwen3RMSNorm (same weight, variance_epsilon, state_dict) on Triton kernels."""
 
@@ -336,8 +383,10 @@ class TritonRMSNorm(nn.Module):
 
 
 __all__ = [
+    "EagerRMSNormFunction",
     "MAX_HIDDEN",
     "RMSNormFunction",
+    "SMEM_BUDGET",
     "TritonRMSNorm",
     "bwd_num_programs",
     "rms_norm",
@@ -346,5 +395,5 @@ __all__ = [
     "rms_norm_bwd_op",
     "rms_norm_forward",
     "rms_norm_fwd_op",
-    "tile_configs",
+    "tile_config",
 ]
