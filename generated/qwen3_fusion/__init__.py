@@ -4,11 +4,21 @@
 
 Modules (import the one you need; importing the package loads nothing):
 
+    qwen3_fusion.bench                <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.configs              <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
 """
 
 __all__ = [
+    "bench",
+    "configs",
+    "fusion_groups",
     "patching",
+    "reading",
     "rmsnorm",
+    "signals",
 ]
