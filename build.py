@@ -1,13 +1,13 @@
 #!/usr/bin/env python
 """The one entry point of the project.
 
-    python build.py tangle            write generated/qwen3_fusion/ from src_literate/*.pmd
-    python build.py posts             tangle, weave posts/<slug>.md, refresh the README index
-    python build.py check             list every way the repository differs from its sources or breaks a rule
-    python build.py preview [SLUG]    write a self-contained HTML page per post and print its path
-    python build.py backlinks [--blog DIR]
-                                      print (or rewrite in DIR) the series' "相关文章" section
-    python build.py bench [ARGS]      run the GPU benchmark (CUDA only) into src_literate/results/
+python build.py tangle            write generated/qwen3_fusion/ from src_literate/*.pmd
+python build.py posts             tangle, weave posts/<slug>.md, refresh the README index
+python build.py check             list every way the repository differs from its sources or breaks a rule
+python build.py preview [SLUG]    write a self-contained HTML page per post and print its path
+python build.py backlinks [--blog DIR]
+                                  print (or rewrite in DIR) the series' "相关文章" section
+python build.py bench [ARGS]      run the GPU benchmark (CUDA only) into src_literate/results/
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def cmd_check(args) -> int:
     from buildlib.checks import run_checks
     from buildlib.pipeline import Project
 
-    problems, report = run_checks(Project(ROOT), browser=not args.no_browser, reader=not args.no_reader)
+    problems, report = run_checks(
+        Project(ROOT), browser=not args.no_browser, reader=not args.no_reader
+    )
     for line in report:
         print(line)
     for p in problems:
@@ -57,8 +59,8 @@ def cmd_check(args) -> int:
 
 
 def cmd_preview(args) -> int:
-    from buildlib.previewing import write_previews
     from buildlib.pipeline import Project
+    from buildlib.previewing import write_previews
 
     for path in write_previews(Project(ROOT), args.slug):
         print(path)
@@ -86,15 +88,23 @@ def cmd_bench(args) -> int:
     except ImportError:
         torch = None
     if torch is None or not torch.cuda.is_available():
-        print("bench needs a CUDA GPU; this machine has none (run it on the lent H200)", file=sys.stderr)
+        print(
+            "bench needs a CUDA GPU; this machine has none (run it on the lent H200)",
+            file=sys.stderr,
+        )
         return 2
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "generated"), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT / "generated"), os.environ.get("PYTHONPATH", "")]),
+    )
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", *args.rest]
     return subprocess.call(cmd, cwd=ROOT, env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("tangle", help="write generated/ from the sources").set_defaults(func=cmd_tangle)
     p = sub.add_parser("posts", help="tangle and weave the posts")
@@ -111,9 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--blog", help="directory with the series' earlier posts to rewrite")
     p.set_defaults(func=cmd_backlinks)
     p = sub.add_parser("bench", help="GPU benchmark (CUDA only)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_bench)
-    args = parser.parse_args(argv)
+    # bench forwards its options untouched to qwen3_fusion.bench, leading ones (--out ...) included
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "bench":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.rest = rest
 
     from buildlib.errors import BuildError
 

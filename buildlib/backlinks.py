@@ -16,7 +16,13 @@ def related_section(project: Project, current: str | None) -> str:
     """The marked section listing the whole series, with `current` (a slug) in bold."""
     series, _ = load(project)
     nav = [
-        {"title": p.title, "url": p.url, "current": p.slug == current, "order": p.order, "slug": p.slug}
+        {
+            "title": p.title,
+            "url": p.url,
+            "current": p.slug == current,
+            "order": p.order,
+            "slug": p.slug,
+        }
         for p in series.posts
     ]
     body = render_template(environment(project.root), "related.md.j2", series=series.name, nav=nav)

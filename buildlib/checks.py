@@ -27,7 +27,9 @@ SKIP_REFERENCE_CHAPTERS = ("§零", "参考资料", "相关文章")
 GPU_NOTE_PREFIX = GPU_NOTE.split("{")[0]
 
 
-def run_checks(project: Project, browser: bool = True, reader: bool = True) -> tuple[list[str], list[str]]:
+def run_checks(
+    project: Project, browser: bool = True, reader: bool = True
+) -> tuple[list[str], list[str]]:
     """Return (problems, report lines)."""
     problems: list[str] = []
     report: list[str] = []
@@ -64,11 +66,15 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
     trees = {"generated": (project.generated, ".py"), "posts": (project.posts, ".md")}
     for key, (base, suffix) in trees.items():
         want = outputs[key]
-        have = {
-            p.relative_to(base).as_posix()
-            for p in base.rglob(f"*{suffix}")
-            if "__pycache__" not in p.parts
-        } if base.exists() else set()
+        have = (
+            {
+                p.relative_to(base).as_posix()
+                for p in base.rglob(f"*{suffix}")
+                if "__pycache__" not in p.parts
+            }
+            if base.exists()
+            else set()
+        )
         for rel in sorted(set(want) | have):
             path = base / rel
             shown = f"{key}/{rel}"
@@ -77,7 +83,9 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
             elif not path.exists():
                 problems.append(f"{shown}: missing; run `python build.py posts`")
             elif path.read_text(encoding="utf-8") != want[rel]:
-                problems.append(f"{shown}: differs from its source (hand edit or stale); run `python build.py posts`")
+                problems.append(
+                    f"{shown}: differs from its source (hand edit or stale); run `python build.py posts`"
+                )
     if project.readme.read_text(encoding="utf-8") != outputs["readme"]["README.md"]:
         problems.append("README.md: posts index is stale; run `python build.py posts`")
     return problems
@@ -86,18 +94,27 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
 def check_ruff(project: Project) -> list[str]:
     """Tangled code must be in ruff's format and pass its lint."""
     problems = []
-    for args, what in ((["format", "--check"], "format"), (["check", "--no-fix", "--output-format=concise"], "lint")):
+    for args, what in (
+        (["format", "--check"], "format"),
+        (["check", "--no-fix", "--output-format=concise"], "lint"),
+    ):
         try:
             res = subprocess.run(
                 [sys.executable, "-m", "ruff", *args, "generated"],
-                cwd=project.root, capture_output=True, text=True, timeout=120,
+                cwd=project.root,
+                capture_output=True,
+                text=True,
+                timeout=120,
                 env=dict(os.environ, NO_COLOR="1"),
             )
         except FileNotFoundError:
             return ["ruff is not installed: pip install ruff"]
         if res.returncode != 0:
             detail = (res.stdout + res.stderr).strip().split("\n")
-            problems.append(f"ruff {what} fails on generated/ (fix the chunks in the source):\n  " + "\n  ".join(detail[:30]))
+            problems.append(
+                f"ruff {what} fails on generated/ (fix the chunks in the source):\n  "
+                + "\n  ".join(detail[:30])
+            )
     return problems
 
 
@@ -111,7 +128,7 @@ def fences(text: str):
             j = i + 1
             while j < len(lines) and not lines[j].startswith(m.group(1)):
                 j += 1
-            yield i + 1, lines[i][len(m.group(1)):].strip(), "\n".join(lines[i + 1 : j])
+            yield i + 1, lines[i][len(m.group(1)) :].strip(), "\n".join(lines[i + 1 : j])
             i = j
         i += 1
 
@@ -128,7 +145,9 @@ def strip_code(text: str) -> str:
 
 
 def check_fences(rel: str, text: str) -> list[str]:
-    return [f"{rel}:{line}: fenced block has no language" for line, info, _ in fences(text) if not info]
+    return [
+        f"{rel}:{line}: fenced block has no language" for line, info, _ in fences(text) if not info
+    ]
 
 
 def chapters(text: str) -> list[tuple[int, str, str]]:
@@ -157,7 +176,9 @@ def check_references(rel: str, text: str) -> list[str]:
         tail = body.split(REFERENCES_MARK, 1)[1]
         items = re.findall(r"^\s*[-*] .*\]\((https?://[^)\s]+)\)", tail, re.M)
         if not 3 <= len(items) <= 5:
-            problems.append(f"{rel}:{line}: chapter {title!r} has {len(items)} references (want 3 to 5)")
+            problems.append(
+                f"{rel}:{line}: chapter {title!r} has {len(items)} references (want 3 to 5)"
+            )
     return problems
 
 
@@ -261,8 +282,14 @@ def check_reader(project: Project, rel: str, text: str) -> list[str]:
         script = "\n".join(script).split("\n")
         path.write_text("\n".join(script) + "\n", encoding="utf-8")
         try:
-            res = subprocess.run([sys.executable, str(path)], cwd=project.root, env=env,
-                                 capture_output=True, text=True, timeout=900)
+            res = subprocess.run(
+                [sys.executable, str(path)],
+                cwd=project.root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
         except subprocess.TimeoutExpired:
             return [f"{rel}: its python blocks did not finish in 900 s"]
     if res.returncode == 0:
@@ -273,5 +300,7 @@ def check_reader(project: Project, rel: str, text: str) -> list[str]:
         marks = [ln for ln in script[: nums[-1]] if ln.startswith("# --- block at ")]
         if marks:
             where = marks[-1].removeprefix("# --- block at ")
-    last = res.stderr.strip().split("\n")[-1] if res.stderr.strip() else f"exit code {res.returncode}"
+    last = (
+        res.stderr.strip().split("\n")[-1] if res.stderr.strip() else f"exit code {res.returncode}"
+    )
     return [f"{where}: a reader running the post's blocks in order gets: {last}"]

@@ -49,12 +49,17 @@ def load(project: Project) -> tuple[Series, list[Source]]:
         if entry.source and entry.source != src.rel:
             raise BuildError(f"series.yaml gives {entry.source} for slug {src.slug!r}", src.rel, 1)
         if len(src.meta["title"]) > 30:
-            raise BuildError(f"title is {len(src.meta['title'])} characters; keep it to 30", src.rel, 1)
+            raise BuildError(
+                f"title is {len(src.meta['title'])} characters; keep it to 30", src.rel, 1
+            )
         entry.title = src.meta["title"]
         entry.source = src.rel
     for p in series.posts:
         if p.source and p.title is None:
-            raise BuildError(f"series post {p.slug!r} names {p.source}, which does not exist", "src_literate/series.yaml")
+            raise BuildError(
+                f"series post {p.slug!r} names {p.source}, which does not exist",
+                "src_literate/series.yaml",
+            )
     return series, sources
 
 
@@ -100,7 +105,9 @@ def readme_text(project: Project, env, series: Series) -> str:
     except FileNotFoundError:
         raise BuildError("README.md is missing", "README.md") from None
     if INDEX_START not in text or INDEX_END not in text:
-        raise BuildError(f"README.md lacks the index markers {INDEX_START} / {INDEX_END}", "README.md")
+        raise BuildError(
+            f"README.md lacks the index markers {INDEX_START} / {INDEX_END}", "README.md"
+        )
     ours = [p for p in series.posts if p.source]
     table = render_template(env, "readme_index.md.j2", posts=ours)
     head, rest = text.split(INDEX_START, 1)

@@ -22,7 +22,9 @@ def write_previews(project: Project, slug: str | None = None) -> list[Path]:
     for src in chosen:
         md = project.posts / f"{src.slug}.md"
         if not md.exists():
-            raise BuildError("not built yet: run `python build.py posts`", md.relative_to(project.root))
+            raise BuildError(
+                "not built yet: run `python build.py posts`", md.relative_to(project.root)
+            )
         out = project.root / "preview" / f"{src.slug}.html"
         write_atomic(out, render_html(md.read_text(encoding="utf-8"), src.meta["title"]))
         paths.append(out)

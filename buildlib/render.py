@@ -83,14 +83,18 @@ class Prose:
             term = m.group(1).strip()
             entry = self.series.glossary.get(term)
             if entry is None:
-                raise BuildError(f"unknown glossary term {term!r} (see series.yaml)", self.src.rel, line)
+                raise BuildError(
+                    f"unknown glossary term {term!r} (see series.yaml)", self.src.rel, line
+                )
             if term in self.seen:
                 return term
             self.seen.add(term)
             post = self.series.post(entry["post"])
             n = len(self.footnotes) + 1
             url = post.url + (f"#{entry['anchor']}" if entry.get("anchor") else "")
-            where = f"《{post.title}》" + (f"的“{entry['section']}”" if entry.get("section") else "")
+            where = f"《{post.title}》" + (
+                f"的“{entry['section']}”" if entry.get("section") else ""
+            )
             self.footnotes.append(f"[^g{n}]: {term}：见本系列{where}（[链接]({url})）。")
             return f"{term}[^g{n}]"
 
@@ -171,7 +175,9 @@ def load_results(root: Path) -> dict[str, dict]:
     return out
 
 
-def post_values(src: Source, series: Series, body: str, footnotes: list[str], versions: dict, results: dict) -> dict:
+def post_values(
+    src: Source, series: Series, body: str, footnotes: list[str], versions: dict, results: dict
+) -> dict:
     """Everything the post template needs."""
     me = series.post(src.slug)
     nav = [
@@ -185,7 +191,10 @@ def post_values(src: Source, series: Series, body: str, footnotes: list[str], ve
         for p in series.posts
     ]
     gpu_runs = [
-        {k: r.get("meta", {}).get(k, "?") for k in ("gpu", "torch", "triton", "transformers", "date")}
+        {
+            k: r.get("meta", {}).get(k, "?")
+            for k in ("gpu", "torch", "triton", "transformers", "date")
+        }
         for r in results.values()
     ]
     return {

@@ -7,8 +7,6 @@ import pytest
 import torch
 import torchinfo
 import transformers
-from transformers.models.qwen3 import modeling_qwen3
-
 from qwen3_fusion.configs import build_model, qwen3_config
 from qwen3_fusion.reading import (
     ExportError,
@@ -25,6 +23,7 @@ from qwen3_fusion.reading import (
     save_chrome_trace,
     source_span,
 )
+from transformers.models.qwen3 import modeling_qwen3
 
 
 def tiny(**overrides):

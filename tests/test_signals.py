@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
-from torch import nn
-
 import qwen3_fusion
+import torch
 from qwen3_fusion.configs import ConfigError, build_model, load_config, qwen3_config
 from qwen3_fusion.reading import ExportError
 from qwen3_fusion.signals import SIGNALS, format_table, main, scan
+from torch import nn
 
 
 class FiveOps(nn.Module):
@@ -51,6 +50,14 @@ class TwoHeads(nn.Module):
 
 
 X = torch.randn(64, 32)  # 8192 bytes in float32
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_profile_counts_kernels_and_cpu_time():
+    # the CUDA profile holds each node's range twice (CPU side, GPU side); the CPU one counts
+    (c,) = scan(FiveOps(), (X.cuda(),))
+    assert c.launches == 5  # one elementwise kernel per op
+    assert c.instances[0].cpu_us > 0 and c.instances[0].device_us > 0
 
 
 @pytest.mark.parametrize("model", [FiveOps(), LinearThenFiveOps()])

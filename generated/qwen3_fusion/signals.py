@@ -117,14 +117,16 @@ def profile_nodes(gm: torch.fx.GraphModule, flat_inputs: list) -> dict:
             _NodeTimer(gm).run(*flat_inputs)
             if cuda:
                 torch.cuda.synchronize()
+    # with CUDA activity each range also appears as a GPU-side annotation of the same name,
+    # without children: only the CPU-side range holds the ops and their kernels
     return {
         e.name[len(_TAG) :]: (_launches(e), e.cpu_time_total, e.device_time_total)
         for e in prof.events()
-        if e.name.startswith(_TAG)
+        if e.name.startswith(_TAG) and e.device_type == torch.autograd.DeviceType.CPU
     }
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1096 (describe) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1098 (describe) ---
 def _home(g: OpGraph, members, kind: str) -> str:
     """The module a group belongs to: its one module; for GEMMs in sibling Linears, their
     parent; else the shallowest module it touches."""
@@ -158,7 +160,7 @@ def _one_step(g: OpGraph, members, home: str) -> bool:
     return same <= set(members)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1132 (pattern) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1134 (pattern) ---
 def _module_stack(node) -> list:
     """[(module path, class path)] of the modules a node was traced in, outermost first."""
     return list(node.meta.get("nn_module_stack", {}).values())
@@ -199,7 +201,7 @@ def _instance(g: OpGraph, kind: str, members, prof: dict) -> Instance:
     )
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1175 (scan) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1177 (scan) ---
 def scan(
     model,
     example_inputs=(),
@@ -233,7 +235,7 @@ def scan(
     return _rank([_fire(c, one_step[k], small_bytes) for k, c in found.items()])
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1209 (fire_rank) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1211 (fire_rank) ---
 def _fire(c: Candidate, one_step: bool, small_bytes: int) -> Candidate:
     """Set the signals a candidate fires (see SIGNALS)."""
     fired = {
@@ -255,7 +257,7 @@ def _rank(cands: list) -> list:
     return cands
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1231 (format_table) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1233 (format_table) ---
 def format_bytes(n: float) -> str:
     """Decimal units, as bandwidths are quoted (1 MB = 1e6 bytes)."""
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
@@ -281,7 +283,7 @@ def format_table(cands: list, timings: bool = False) -> str:
     return "\n".join(rows)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1259 (cli_parser) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1261 (cli_parser) ---
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit code 2, as argparse does)."""
 
@@ -315,7 +317,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1293 (scan_config) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1295 (scan_config) ---
 def scan_config(
     spec: str,
     layers=None,
@@ -340,7 +342,7 @@ def scan_config(
     return scan(model, (ids,), {"use_cache": False}, small_bytes=small_bytes)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1318 (cli_main) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1320 (cli_main) ---
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence what C++ libraries write to stderr (the profiler's start and stop lines)."""
