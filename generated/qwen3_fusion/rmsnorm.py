@@ -186,7 +186,7 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     return out, rstd
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:426 (rms_norm_backward_torch) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:435 (rms_norm_backward_torch) ---
 def rms_norm_backward_torch(dy, x, weight, rstd):
     """The backward in PyTorch ops (the math, and the fwd-only tier): -> dx, dw."""
     rstd = rstd.unsqueeze(-1)
@@ -197,7 +197,7 @@ def rms_norm_backward_torch(dy, x, weight, rstd):
     return dx.to(x.dtype), dw.to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:441 (rmsnorm_bwd_kernel) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:450 (rmsnorm_bwd_kernel) ---
 @triton.jit
 def _rmsnorm_bwd_kernel(
     dy_ptr,  # (n_rows, n_cols) incoming gradient, only read
@@ -246,7 +246,7 @@ def _rmsnorm_bwd_kernel(
     tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:492 (rms_norm_backward) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:501 (rms_norm_backward) ---
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
@@ -274,7 +274,7 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     return dx, dw_partial.sum(0).to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:524 (rms_norm_function) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:533 (rms_norm_function) ---
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
 
@@ -316,7 +316,7 @@ class EagerRMSNormFunction(RMSNormFunction):
         return dx, dw, None, None
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:568 (custom_ops) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:577 (custom_ops) ---
 @torch.library.custom_op("qwen3_fusion::rms_norm_fwd", mutates_args=())
 def rms_norm_fwd_op(
     x: torch.Tensor, weight: torch.Tensor, eps: float, triton_backward: bool
@@ -350,7 +350,7 @@ rms_norm_fwd_op.register_autograd(
 )
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:604 (rms_norm) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:613 (rms_norm) ---
 def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     """Differentiable Qwen3 RMSNorm: x (..., N), weight (N,) -> (..., N).
 
@@ -364,7 +364,7 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     return EagerRMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:693 (triton_rmsnorm_module) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:702 (triton_rmsnorm_module) ---
 class TritonRMSNorm(nn.Module):
     """Drop-in Qwen3RMSNorm (same weight, variance_epsilon, state_dict) on Triton kernels."""
 
