@@ -182,6 +182,11 @@ def check_references(rel: str, text: str) -> list[str]:
     return problems
 
 
+UNPINNED_MODEL_SOURCE = re.compile(
+    r"https://github\.com/huggingface/transformers/blob/(main|master)/src/transformers/models/"
+)
+
+
 def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> list[str]:
     """Anchors must name a heading, relative paths must exist, site paths must be series posts."""
     problems = []
@@ -195,6 +200,9 @@ def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> l
             elif re.match(r"https?://", url):
                 if not re.match(r"https?://[\w.-]+\.[a-z]{2,}(/\S*)?$", url):
                     problems.append(f"{rel}: malformed URL {url}")
+                elif UNPINNED_MODEL_SOURCE.match(url):
+                    # spec §7: model source moves between releases; link a tag or a commit
+                    problems.append(f"{rel}: {url} follows a branch; pin a version tag")
             elif url.startswith("/"):
                 if url.split("#")[0] not in site_urls:
                     problems.append(f"{rel}: {url} is no post of the series")

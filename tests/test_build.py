@@ -214,6 +214,8 @@ def test_check_finds_hand_edits_and_broken_conventions(project):
     edit(project, "- [pytest](https://docs.pytest.org/)\n", "")
     edit(project, "class A hfBlue", "class A hfBlu\n  style Z fill:#fff")
     edit(project, "的样例；", "的样例（见 [下文](#没有这一节)）；")
+    unpinned = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen3/modeling_qwen3.py"
+    edit(project, "再次提到", f"读 [Qwen3 源码]({unpinned}) 再次提到")
     problems, _ = run_checks(project, browser=False, reader=False)
     text = "\n".join(problems)
     assert "generated/qwen3_fusion/toy.py: differs from its source" in text
@@ -222,6 +224,7 @@ def test_check_finds_hand_edits_and_broken_conventions(project):
     assert "posts/sample-post.md:48: line 4 of the diagram:" in text and "hfBlu" in text
     assert "posts/sample-post.md:48: line 5 of the diagram: style names node 'Z'" in text
     assert "link to #没有这一节 matches no heading" in text
+    assert f"{unpinned} follows a branch; pin a version tag" in text
 
 
 def test_check_runs_the_posts_python_blocks_like_a_reader(project):
