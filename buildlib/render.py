@@ -206,6 +206,8 @@ def post_values(
         "footnotes": footnotes,
         "versions": versions,
         "min_versions": {**MIN_VERSIONS, **(src.meta.get("min_versions") or {})},
+        # a source's own min_versions are the oldest it ran on; the defaults are the spec's floor
+        "min_versions_ran": bool(src.meta.get("min_versions")),
         "gpu_runs": gpu_runs,
         "nav": nav,
         "source": src.rel,
