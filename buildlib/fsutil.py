@@ -8,13 +8,22 @@ import tempfile
 from pathlib import Path
 
 
+def _temp_sibling(path: Path) -> tuple[int, str]:
+    """A temporary file beside `path`, with the mode open() would give it (mkstemp makes 0600)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    return fd, tmp
+
+
 def write_atomic(path: Path, text: str) -> bool:
     """Write `text` to `path` through a temporary file and a rename; return True if the bytes changed."""
     data = text.encode("utf-8")
     if path.exists() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_sibling(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -40,7 +49,7 @@ def commit_tree(root: Path, files: dict[str, str], managed_suffixes: tuple[str, 
             if dest.exists() and dest.read_bytes() == data:
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+            fd, tmp = _temp_sibling(dest)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             staged.append((rel, Path(tmp)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -274,3 +275,16 @@ def test_cli_bench_needs_a_gpu_and_errors_are_one_line(tmp_path):
     )
     assert res.returncode == 1
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ")
+
+
+def test_outputs_get_the_mode_that_open_would_give(tmp_path):
+    from buildlib.fsutil import commit_tree, write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.md", "a\n")
+        commit_tree(tmp_path / "pkg", {"m.py": "x = 1\n"}, (".py",))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.md").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "pkg" / "m.py").stat().st_mode & 0o777 == 0o644
