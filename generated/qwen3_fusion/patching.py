@@ -21,7 +21,7 @@ def _replace_children(model: nn.Module, make) -> int:
     return count
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:741 (patch_qwen3_rmsnorm) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:743 (patch_qwen3_rmsnorm) ---
 def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
     """Instance patch: each Qwen3RMSNorm in `model` (q_norm, k_norm too) -> TritonRMSNorm.
 
