@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -39,6 +40,7 @@ def run_checks(
         return [str(e)], report
     problems += check_in_sync(project, outputs)
     problems += check_ruff(project)
+    problems += check_results(project)
     posts = {f"posts/{name}": text for name, text in sorted(outputs["posts"].items())}
     series, sources = load(project)
     targets = {f"posts/{s.slug}.md": s.meta["target_chars"] for s in sources}
@@ -58,6 +60,30 @@ def run_checks(
         for rel, text in posts.items():
             problems += check_reader(project, rel, text)
     return problems, report
+
+
+RESULT_META = ("gpu", "driver", "torch", "triton", "transformers", "date", "command")
+
+
+def check_results(project: Project) -> list[str]:
+    """Every committed results file names the GPU, the versions, the date and the command."""
+    problems = []
+    folder = project.root / "src_literate" / "results"
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        rel = path.relative_to(project.root).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            try:
+                meta = json.loads(text).get("meta")
+            except (json.JSONDecodeError, AttributeError):
+                meta = None  # reported below; the build reports bad JSON with its line
+            named = set(meta) if isinstance(meta, dict) else set()
+        else:  # a text artifact: a "# key: value" header
+            named = {m.group(1) for m in re.finditer(r"^# (\w+): \S", text, re.M)}
+        missing = [k for k in RESULT_META if k not in named]
+        if missing:
+            problems.append(f"{rel}: does not name its {', '.join(missing)} (results need them)")
+    return problems
 
 
 def check_in_sync(project: Project, outputs: dict) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -288,3 +289,20 @@ def test_outputs_get_the_mode_that_open_would_give(tmp_path):
         os.umask(old)
     assert (tmp_path / "a.md").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "pkg" / "m.py").stat().st_mode & 0o777 == 0o644
+
+
+def test_check_wants_results_files_to_name_gpu_versions_and_date(project):
+    results = project.root / "src_literate" / "results"
+    results.mkdir(exist_ok=True)
+    meta = {"gpu": "NVIDIA H200", "driver": "580", "torch": "2.11", "triton": "3.6"}
+    (results / "h200.json").write_text(json.dumps({"meta": meta}), encoding="utf-8")
+    (results / "h200_log.txt").write_text("# gpu: NVIDIA H200\nplain output\n", encoding="utf-8")
+    problems, _ = run_checks(project, browser=False, reader=False)
+    assert (
+        "src_literate/results/h200.json: does not name its transformers, date, command"
+        " (results need them)" in problems
+    )
+    assert any(
+        p.startswith("src_literate/results/h200_log.txt: does not name its driver")
+        for p in problems
+    )
