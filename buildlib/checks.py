@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -12,7 +11,7 @@ from pathlib import Path
 
 from .errors import BuildError
 from .pipeline import PALETTE_FILE, Project, build_all, load
-from .render import FENCE, heading_anchor
+from .render import FENCE, heading_anchor, load_results
 from .weave import GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
@@ -68,17 +67,15 @@ RESULT_META = ("gpu", "driver", "torch", "triton", "transformers", "date", "comm
 def check_results(project: Project) -> list[str]:
     """Every committed results file names the GPU, the versions, the date and the command."""
     problems = []
+    parsed = load_results(project.root)  # the JSON files, as the build reads them
     folder = project.root / "src_literate" / "results"
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         rel = path.relative_to(project.root).as_posix()
-        text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
-            try:
-                meta = json.loads(text).get("meta")
-            except (json.JSONDecodeError, AttributeError):
-                meta = None  # reported below; the build reports bad JSON with its line
+            meta = parsed[path.stem].get("meta") if isinstance(parsed[path.stem], dict) else None
             named = set(meta) if isinstance(meta, dict) else set()
         else:  # a text artifact: a "# key: value" header
+            text = path.read_text(encoding="utf-8")
             named = {m.group(1) for m in re.finditer(r"^# (\w+): \S", text, re.M)}
         missing = [k for k in RESULT_META if k not in named]
         if missing:
