@@ -278,7 +278,7 @@ def time_all_rmsnorm(impls, ceiling_gbps, shapes=RMSNORM_SHAPES, timer=median_ms
 
 
 # --- src_literate/post2_triton_rmsnorm.pmd:1064 (bench_model) ---
-def qwen3_config(cfg: dict = TRAIN_CONFIG):
+def train_model_config(cfg: dict = TRAIN_CONFIG):
     """Qwen3-0.6B shapes cut to cfg['layers'] layers, sdpa attention."""
     from transformers import Qwen3Config
 
@@ -292,7 +292,7 @@ def qwen3_config(cfg: dict = TRAIN_CONFIG):
     return c
 
 
-def build_model(variant: str, state: dict, config):
+def build_variant(variant: str, state: dict, config):
     """A bf16 Qwen3ForCausalLM on the GPU with the given weights, RMSNorm swapped per variant."""
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
@@ -319,7 +319,7 @@ def train_step_bench(variant: str, state: dict, batch: torch.Tensor, cfg: dict =
     """Median step time (forward, backward, fused AdamW) of one variant, its peak memory and losses."""
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
-    model = build_model(variant, state, qwen3_config(cfg))
+    model = build_variant(variant, state, train_model_config(cfg))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
     losses, times = [], []
     for i in range(cfg["warmup_steps"] + cfg["timed_steps"]):
@@ -358,7 +358,7 @@ def train_step_bench(variant: str, state: dict, batch: torch.Tensor, cfg: dict =
 # --- src_literate/post2_triton_rmsnorm.pmd:1146 (bench_train_table) ---
 def train_table(variants=TRAIN_VARIANTS, cfg: dict = TRAIN_CONFIG, log=print) -> list[dict]:
     """All variants from the same seeded weights and tokens; speed-up relative to 'hf'."""
-    config = qwen3_config(cfg)
+    config = train_model_config(cfg)
     torch.manual_seed(cfg["seed"])
     with torch.device(DEVICE):
         from transformers import Qwen3ForCausalLM
@@ -438,7 +438,7 @@ def profile_hf_step(cfg: dict = TRAIN_CONFIG, short_us: float = 10.0) -> dict:
     with torch.device(DEVICE):
         from transformers import Qwen3ForCausalLM
 
-        model = Qwen3ForCausalLM(qwen3_config(cfg)).to(torch.bfloat16)
+        model = Qwen3ForCausalLM(train_model_config(cfg)).to(torch.bfloat16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
     batch = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device=DEVICE)
 
@@ -725,7 +725,7 @@ __all__ = [
     "RMSNORM_SHAPES",
     "TRAIN_CONFIG",
     "TRAIN_VARIANTS",
-    "build_model",
+    "build_variant",
     "check_targets",
     "config_candidates",
     "copy_ceiling",
@@ -741,7 +741,6 @@ __all__ = [
     "make_norm",
     "median_ms",
     "profile_hf_step",
-    "qwen3_config",
     "relative_error",
     "rmsnorm_bytes",
     "rmsnorm_inputs",
@@ -753,6 +752,7 @@ __all__ = [
     "time_passes",
     "time_rmsnorm",
     "time_with_config",
+    "train_model_config",
     "train_step_bench",
     "train_table",
     "write_json",
