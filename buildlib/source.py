@@ -23,13 +23,28 @@ PACKAGE = "qwen3_fusion"
 CHUNK_OPTIONS: dict[str, tuple[type, ...]] = {
     "name": (str,),
     "module": (str,),
-    "echo": (bool,),
+    "visibility": (str,),
+    "summary": (str,),
     "results": (str,),
     "gpu": (str,),
+    "timeout": (int,),
+    "export": (bool,),
 }
 RESULTS_MODES = ("verbatim", "hidden", "raw")
-FRONT_MATTER_KEYS = {"title", "slug", "date", "tags", "target_chars", "min_versions"}
-REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "target_chars")
+# what the reader sees of a chunk's code: all of it, a <details> block with a summary, or nothing
+VISIBILITY_MODES = ("shown", "folded", "hidden")
+DEFAULT_TIMEOUT_S = 300
+FRONT_MATTER_KEYS = {
+    "title",
+    "slug",
+    "date",
+    "tags",
+    "description",
+    "target_chars",
+    "code_budget",
+    "min_versions",
+}
+REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "description", "target_chars")
 MODULE_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$")
 # the same opening line Pweave's markdown reader treats as code (backticks or tildes, "python")
 PWEAVE_CODE_START = re.compile(r"^[`~]{3,}(?:\{|\{\.|)python")
@@ -51,8 +66,24 @@ class Chunk:
         return self.options.get("module")
 
     @property
-    def echo(self) -> bool:
-        return self.options.get("echo", True)
+    def name(self) -> str | None:
+        return self.options.get("name")
+
+    @property
+    def visibility(self) -> str:
+        return self.options.get("visibility", "shown")
+
+    @property
+    def summary(self) -> str | None:
+        return self.options.get("summary")
+
+    @property
+    def timeout(self) -> int:
+        return self.options.get("timeout", DEFAULT_TIMEOUT_S)
+
+    @property
+    def export(self) -> bool:
+        return self.options.get("export", True)
 
     @property
     def results(self) -> str:
@@ -86,8 +117,16 @@ class Source:
         return seen
 
     def visible_code(self, chunk: Chunk) -> str:
-        """The chunk as a reader sees and runs it: imports of this source's own modules removed."""
-        own = set(self.modules())
+        """The chunk as a reader sees and runs it.
+
+        An import from a module of this source is dropped when the reader has seen all of that
+        module's code (no chunk of it hidden); otherwise the reader needs the installed package.
+        """
+        own = {
+            m
+            for m in self.modules()
+            if all(c.visibility != "hidden" for c in self.chunks if c.module == m)
+        }
         kept = [
             ln
             for ln in chunk.code.split("\n")
@@ -129,8 +168,9 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
             raise BuildError(f"front matter lacks {key!r}", rel, 1)
     if isinstance(meta["date"], dt.date):
         meta["date"] = meta["date"].isoformat()
-    if not isinstance(meta["target_chars"], int):
-        raise BuildError("target_chars must be an integer", rel, _key_line(lines, "target_chars"))
+    for key in ("target_chars", "code_budget"):
+        if key in meta and (not isinstance(meta[key], int) or meta[key] <= 0):
+            raise BuildError(f"{key} must be a positive integer", rel, _key_line(lines, key))
     # blank the front matter but keep its lines, so body line numbers are file line numbers
     body = "\n" * (end + 1) + "\n".join(lines[end + 1 :])
     return meta, body
@@ -170,6 +210,12 @@ def _scan_chunks(body: str, rel: str) -> list[Chunk]:
             if not "\n".join(code).strip():
                 raise BuildError("empty chunk", rel, start + 1)
             name = options.get("name")
+            if options.get("module") and name is None:
+                raise BuildError(
+                    'a module chunk needs name="..." (its marker in the tangled module)',
+                    rel,
+                    start + 1,
+                )
             if name is not None:
                 if name in names:
                     raise BuildError(
@@ -204,12 +250,30 @@ def parse_options(text: str, rel: str, line: int) -> dict:
             raise BuildError(
                 f"chunk option {kw.arg!r} must be a literal (quote strings)", rel, line
             ) from None
-        if not isinstance(value, CHUNK_OPTIONS[kw.arg]):
+        if not isinstance(value, CHUNK_OPTIONS[kw.arg]) or (
+            isinstance(value, bool) and bool not in CHUNK_OPTIONS[kw.arg]
+        ):
             want = CHUNK_OPTIONS[kw.arg][0].__name__
             raise BuildError(f"chunk option {kw.arg!r} must be a {want}", rel, line)
         options[kw.arg] = value
     if "results" in options and options["results"] not in RESULTS_MODES:
         raise BuildError(f"results must be one of {', '.join(RESULTS_MODES)}", rel, line)
+    visibility = options.get("visibility", "shown")
+    if visibility not in VISIBILITY_MODES:
+        raise BuildError(
+            f"visibility {visibility!r} is not one of {', '.join(VISIBILITY_MODES)}", rel, line
+        )
+    summary = options.get("summary")
+    if visibility == "folded" and not (summary and summary.strip()):
+        raise BuildError('a folded chunk needs summary="<one line the reader sees>"', rel, line)
+    if summary is not None and visibility != "folded":
+        raise BuildError('summary= belongs to visibility="folded" chunks only', rel, line)
+    if summary is not None and "\n" in summary:
+        raise BuildError("summary must be one line", rel, line)
+    if "timeout" in options and options["timeout"] <= 0:
+        raise BuildError("timeout must be a positive number of seconds", rel, line)
+    if "export" in options and "module" not in options:
+        raise BuildError("export= applies to module chunks only", rel, line)
     module = options.get("module")
     if module is not None and not MODULE_RE.match(module):
         raise BuildError(

@@ -153,8 +153,12 @@ def _format_chunk(src: Source, chunk: Chunk, outputs: list[dict]) -> str:
     out: list[str] = []
     if chunk.gpu:
         out.append(GPU_NOTE.format(why=chunk.gpu))
-    if chunk.echo:
-        out.append(f"```python\n{src.visible_code(chunk)}\n```")
+    code = f"```python\n{src.visible_code(chunk)}\n```"
+    if chunk.visibility == "shown":
+        out.append(code)
+    elif chunk.visibility == "folded":
+        # GitHub-flavoured fold: blank lines around the fence so the Markdown inside renders
+        out.append(f"<details>\n<summary>{chunk.summary.strip()}</summary>\n\n{code}\n\n</details>")
     text = "".join(o["text"] for o in outputs)
     if text.strip() and chunk.results == "verbatim":
         out.append(f"```text\n{text.rstrip()}\n```")
