@@ -67,6 +67,13 @@ def split_front_matter(text: str) -> tuple[str | None, int]:
 
 
 def _tokens(text: str):
+    """Tokens of the text with any front matter blanked (line numbers kept)."""
+    try:
+        raw, first_body = split_front_matter(text)
+    except ValueError:
+        raw, first_body = None, 0
+    if raw is not None:
+        text = "\n" * first_body + "\n".join(text.split("\n")[first_body:])
     return parser().parse(text)
 
 
