@@ -36,7 +36,6 @@ def cmd_tangle(args) -> int:
 
 def cmd_posts(args) -> int:
     from buildlib.pipeline import Project, build_all, write_outputs
-
     from buildlib.weave import print_progress
 
     start = time.monotonic()

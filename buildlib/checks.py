@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 
 from .errors import BuildError
-from .pipeline import PALETTE_FILE, Project, build_all, load
 from .markdown import fences, headings, prose_lines
+from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
 from .weave import FREEZE_DIR, GPU_NOTE
 
@@ -152,7 +152,9 @@ def check_ruff(project: Project) -> list[str]:
 
 def check_fences(rel: str, text: str) -> list[str]:
     problems = [f"{rel}:{f.line}: fenced block has no language" for f in fences(text) if not f.lang]
-    problems += [f"{rel}:{f.line}: fenced block is not closed" for f in fences(text) if not f.closed]
+    problems += [
+        f"{rel}:{f.line}: fenced block is not closed" for f in fences(text) if not f.closed
+    ]
     return problems
 
 
@@ -226,7 +228,7 @@ def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> l
     """Anchors must name a heading, relative paths must exist, site paths must be series posts."""
     problems = []
     anchors = {h.anchor for h in headings(text)}
-    for k, ln in enumerate(prose_lines(text), 1):
+    for ln in prose_lines(text):
         for m in LINK.finditer(ln):
             url = m.group(2)
             if url.startswith("#"):

@@ -208,7 +208,10 @@ def post_values(
         for p in series.posts
     ]
     runs = [
-        tuple((k, str(r["meta"].get(k, "?"))) for k in ("gpu", "torch", "triton", "transformers", "date"))
+        tuple(
+            (k, str(r["meta"].get(k, "?")))
+            for k in ("gpu", "torch", "triton", "transformers", "date")
+        )
         for r in results.values()
         if isinstance(r, dict) and isinstance(r.get("meta"), dict) and r["meta"].get("gpu")
     ]

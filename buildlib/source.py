@@ -213,7 +213,9 @@ def _scan_chunks(body: str, rel: str) -> list[Chunk]:
         name = options.get("name")
         if options.get("module") and name is None:
             raise BuildError(
-                'a module chunk needs name="..." (its marker in the tangled module)', rel, fence.line
+                'a module chunk needs name="..." (its marker in the tangled module)',
+                rel,
+                fence.line,
             )
         if name is not None:
             if not NAME_RE.match(name):

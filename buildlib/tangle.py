@@ -44,12 +44,14 @@ def tangle(sources: list[Source]) -> dict[str, str]:
 def module_text(src: Source, mod: str) -> str:
     """One module: banner, docstring, __all__, then each chunk behind a marker naming it."""
     chunks = [c for c in src.chunks if c.module == mod]
-    code = "".join(f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{c.code.strip()}\n" for c in chunks)
+    code = "".join(
+        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{c.code.strip()}\n" for c in chunks
+    )
     hidden = set()
     for c in chunks:
         if not c.export:
             hidden |= set(defined_names(c.code))
-    public = [n for n in defined_names(code) if not n.startswith("_") and n not in hidden]
+    public = sorted(n for n in defined_names(code) if not n.startswith("_") and n not in hidden)
     chapters = _chapters_of(src, chunks)
     doc = (
         f'"""{PACKAGE}.{mod}: {_summary(public)}.\n\n'
@@ -103,7 +105,9 @@ def _check_syntax(text: str, src: Source, mod: str) -> None:
         compile(text, f"{PACKAGE}.{mod}", "exec")
     except SyntaxError as e:
         raise BuildError(
-            f"syntax error in module {mod!r}: {e.msg}", src.rel, source_line(text, e.lineno or 1, src)
+            f"syntax error in module {mod!r}: {e.msg}",
+            src.rel,
+            source_line(text, e.lineno or 1, src),
         ) from None
 
 

@@ -104,7 +104,7 @@ def execution_inputs(src: Source, package: dict[str, str], root: Path) -> dict:
     return {
         "chunks": [
             {"label": chunk_label(c), "sha": sha256_text(code)[:16]}
-            for c, code in zip(runnable, codes)
+            for c, code in zip(runnable, codes, strict=True)
         ],
         "package": {m: sha256_text(package[m])[:16] for m in sorted(modules)},
         "results": results,
@@ -130,8 +130,16 @@ def stale_inputs(frozen: dict, now: dict) -> list[str]:
         old, new = frozen.get(kind, {}), now[kind]
         for name in sorted(set(old) | set(new)):
             if old.get(name) != new.get(name):
-                state = "changed" if name in old and name in new else "added" if name in new else "dropped"
-                why.append(f"{'generated/' if kind == 'package' else RESULTS_DIR + '/'}{name} {state}")
+                state = (
+                    "changed"
+                    if name in old and name in new
+                    else "added"
+                    if name in new
+                    else "dropped"
+                )
+                why.append(
+                    f"{'generated/' if kind == 'package' else RESULTS_DIR + '/'}{name} {state}"
+                )
     for name, version in now["versions"].items():
         was = frozen.get("versions", {}).get(name)
         if was != version:
@@ -157,7 +165,7 @@ class Freeze:
             "inputs": self.inputs,
             "outputs": [
                 {"chunk": c["label"], "outputs": r}
-                for c, r in zip(self.inputs["chunks"], self.records)
+                for c, r in zip(self.inputs["chunks"], self.records, strict=True)
             ],
         }
         return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
@@ -364,7 +372,7 @@ def format_body(src: Source, records: list[dict], prose) -> str:
     lines = src.body.split("\n")
     pieces: list[str] = []
     pos = 0
-    for chunk, rec in zip(src.chunks, records):
+    for chunk, rec in zip(src.chunks, records, strict=True):
         start = chunk.line - 1
         pieces.append(prose("\n".join(lines[pos:start]), pos + 1))
         pieces.append(format_chunk(src, chunk, rec["outputs"]))
