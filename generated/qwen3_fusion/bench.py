@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.bench: EPS, DEVICE, RMSNORM_SHAPES and 35 more (see __all__).
+"""qwen3_fusion.bench: DEVICE, EPS, PEERS and 35 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """

@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.configs: QWEN3_0_6B, QWEN3_TINY, BUILTIN_CONFIGS and 4 more (see __all__).
+"""qwen3_fusion.configs: BUILTIN_CONFIGS, ConfigError, QWEN3_0_6B and 4 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二); every block below is marked with its chunk.
 """

@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.fusion_groups: tensor_bytes, node_value, tensor_inputs and 10 more (see __all__).
+"""qwen3_fusion.fusion_groups: OpGraph, Statement, anchor_line and 10 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """

@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.reading: ParamCounts, param_counts, SourceSpan and 19 more (see __all__).
+"""qwen3_fusion.reading: ExportError, GEMM_OPS, LaunchStats and 19 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二, §三); every block below is marked with its chunk.
 """

@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.rmsnorm: MAX_HIDDEN, SMEM_BUDGET, tile_config and 10 more (see __all__).
+"""qwen3_fusion.rmsnorm: EagerRMSNormFunction, MAX_HIDDEN, RMSNormFunction and 10 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
 """

@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.signals: SIGNALS, SMALL_BYTES, Instance and 7 more (see __all__).
+"""qwen3_fusion.signals: Candidate, Instance, SIGNALS and 7 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
