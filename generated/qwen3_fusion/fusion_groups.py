@@ -1,8 +1,28 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.fusion_groups: OpGraph, Statement, anchor_line and 10 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "OpGraph",
+    "Statement",
+    "anchor_line",
+    "find_groups",
+    "memory_groups",
+    "merge_siblings",
+    "node_kind",
+    "node_value",
+    "shared_input_matmuls",
+    "statements",
+    "tensor_bytes",
+    "tensor_inputs",
+    "traffic",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:675 (fg_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::fg_head
 """From an exported graph to fusion groups: what each op is, where it comes from, what it moves.
 
 `OpGraph` classifies the nodes of a torch.export graph (gemm / memory / view / skip) and reads
@@ -22,7 +42,7 @@ from torch.utils import _pytree as pytree
 from qwen3_fusion.reading import op_kind
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:697 (node_values) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::node_values
 def tensor_bytes(t) -> int:
     """Bytes a kernel touches to read or write `t`: broadcast (stride-0) dims count once."""
     if not isinstance(t, torch.Tensor):
@@ -48,7 +68,7 @@ def tensor_inputs(node) -> list:
     return seen
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:725 (node_kind) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::node_kind
 def node_kind(node) -> str:
     """'gemm', 'memory' (moves data: elementwise, reduction, copy), 'view' or 'skip'."""
     if node.op != "call_function" or not isinstance(node_value(node), (torch.Tensor, tuple, list)):
@@ -81,7 +101,7 @@ def _copies(node) -> bool:
         return True
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:760 (statements) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::statements
 @dataclass(frozen=True)
 class Statement:
     """One source line inside one module call: where an op comes from at one level."""
@@ -122,7 +142,7 @@ def statements(node) -> tuple:
     return tuple(Statement(m, f["file"], f["line"], f["code"]) for m, f in pairs)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:803 (op_graph) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::op_graph
 class OpGraph:
     """An exported graph with what grouping needs: node kinds, call paths, reachability."""
 
@@ -163,7 +183,7 @@ class OpGraph:
         return out
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:846 (may_fuse) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::may_fuse
 def _may_fuse(g: OpGraph, a, b) -> bool:
     """Whether producer a and consumer b, both memory-bound, belong in one fused kernel.
 
@@ -194,7 +214,7 @@ def _convex(g: OpGraph, members) -> bool:
     return (anc & desc & g.real & ~bits) == 0
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:879 (memory_groups) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::memory_groups
 def memory_groups(g: OpGraph) -> list:
     """Vertical fusion in graph order: each memory-bound op joins its producers' groups."""
     group_of, groups = {}, {}
@@ -219,7 +239,7 @@ def memory_groups(g: OpGraph) -> list:
     return [sorted(s, key=g.index.get) for s in groups.values()]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:906 (merge_siblings) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::merge_siblings
 def anchor_line(g: OpGraph, node) -> Statement:
     """The line a node comes from, seen from outside leaf modules (a norm's call site)."""
     s = g.stmts[node]
@@ -249,7 +269,7 @@ def merge_siblings(g: OpGraph, groups: list) -> list:
     return out
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:938 (shared_input_matmuls) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::shared_input_matmuls
 def shared_input_matmuls(g: OpGraph) -> list:
     """Matmuls (linear, mm, matmul, addmm) that read the same activation: q/k/v, gate/up."""
     by_input = collections.defaultdict(list)
@@ -268,7 +288,7 @@ def find_groups(g: OpGraph, min_ops: int = 2) -> list:
     return out + [("shared-input matmuls", m) for m in shared_input_matmuls(g)]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:959 (traffic) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::traffic
 def _out_bytes(node) -> int:
     return sum(tensor_bytes(t) for t in pytree.tree_leaves(node_value(node)))
 
@@ -291,20 +311,3 @@ def traffic(g: OpGraph, members) -> tuple:
                 reads[r] = max(reads.get(r, 0), tensor_bytes(node_value(a)))
     leaving = [m for m in members if any(c not in inside for c in g.consumers(m))]
     return unfused, sum(reads.values()) + sum(_out_bytes(m) for m in leaving)
-
-
-__all__ = [
-    "OpGraph",
-    "Statement",
-    "anchor_line",
-    "find_groups",
-    "memory_groups",
-    "merge_siblings",
-    "node_kind",
-    "node_value",
-    "shared_input_matmuls",
-    "statements",
-    "tensor_bytes",
-    "tensor_inputs",
-    "traffic",
-]

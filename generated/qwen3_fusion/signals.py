@@ -1,8 +1,25 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.signals: Candidate, Instance, SIGNALS and 7 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "Candidate",
+    "Instance",
+    "SIGNALS",
+    "SMALL_BYTES",
+    "format_bytes",
+    "format_table",
+    "main",
+    "profile_nodes",
+    "scan",
+    "scan_config",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:986 (signals_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::signals_head
 """Find operator-fusion candidates in any module torch.export accepts, by four signals.
 
     python -m qwen3_fusion.signals --config qwen3-tiny
@@ -39,7 +56,7 @@ SIGNALS = {
 SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--small-mb)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1023 (candidate) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::candidate
 @dataclass(frozen=True)
 class Instance:
     """One occurrence of a candidate: where it is and what it costs for the example shapes."""
@@ -81,7 +98,7 @@ class Candidate:
         return d
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1067 (profile_nodes) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::profile_nodes
 _TAG = "fx_node::"
 
 
@@ -126,7 +143,7 @@ def profile_nodes(gm: torch.fx.GraphModule, flat_inputs: list) -> dict:
     }
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1114 (describe) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::describe
 def _home(g: OpGraph, members, kind: str) -> str:
     """The module a group belongs to: its one module; for GEMMs in sibling Linears, their
     parent; else the shallowest module it touches."""
@@ -160,7 +177,7 @@ def _one_step(g: OpGraph, members, home: str) -> bool:
     return same <= set(members)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1150 (pattern) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::pattern
 def _module_stack(node) -> list:
     """[(module path, class path)] of the modules a node was traced in, outermost first."""
     return list(node.meta.get("nn_module_stack", {}).values())
@@ -201,7 +218,7 @@ def _instance(g: OpGraph, kind: str, members, prof: dict) -> Instance:
     )
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1193 (scan) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::scan
 def scan(
     model,
     example_inputs=(),
@@ -235,7 +252,7 @@ def scan(
     return _rank([_fire(c, one_step[k], small_bytes) for k, c in found.items()])
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1227 (fire_rank) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::fire_rank
 def _fire(c: Candidate, one_step: bool, small_bytes: int) -> Candidate:
     """Set the signals a candidate fires (see SIGNALS)."""
     fired = {
@@ -257,7 +274,7 @@ def _rank(cands: list) -> list:
     return cands
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1249 (format_table) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::format_table
 def format_bytes(n: float) -> str:
     """Decimal units, as bandwidths are quoted (1 MB = 1e6 bytes)."""
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
@@ -283,7 +300,7 @@ def format_table(cands: list, timings: bool = False) -> str:
     return "\n".join(rows)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1277 (cli_parser) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::cli_parser
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit code 2, as argparse does)."""
 
@@ -317,7 +334,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1311 (scan_config) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::scan_config
 def scan_config(
     spec: str,
     layers=None,
@@ -342,7 +359,7 @@ def scan_config(
     return scan(model, (ids,), {"use_cache": False}, small_bytes=small_bytes)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1336 (cli_main) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::cli_main
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence what C++ libraries write to stderr (the profiler's start and stop lines)."""
@@ -393,17 +410,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__" and globals().get("__file__", "").endswith("signals.py"):
     sys.exit(main())  # as `python -m qwen3_fusion.signals`; not when the chunk runs in a notebook
-
-
-__all__ = [
-    "Candidate",
-    "Instance",
-    "SIGNALS",
-    "SMALL_BYTES",
-    "format_bytes",
-    "format_table",
-    "main",
-    "profile_nodes",
-    "scan",
-    "scan_config",
-]
