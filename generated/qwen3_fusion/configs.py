@@ -2,7 +2,7 @@
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:28 (configs_head) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:33 (configs_head) ---
 """Qwen3 configurations used by the posts, and model builders that need no downloaded weights.
 
 `qwen3_config("qwen3-0.6b")` has the real Qwen3-0.6B shapes, `qwen3_config("qwen3-tiny")` the
@@ -45,7 +45,7 @@ QWEN3_TINY = dict(
 BUILTIN_CONFIGS = {"qwen3-0.6b": QWEN3_0_6B, "qwen3-tiny": QWEN3_TINY}
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:73 (configs_load) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:78 (configs_load) ---
 class ConfigError(ValueError):
     """A config name or file that cannot be turned into a model."""
 

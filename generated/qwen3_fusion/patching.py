@@ -2,7 +2,7 @@
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:722 (patching_imports) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:727 (patching_imports) ---
 from torch import nn
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
@@ -21,7 +21,7 @@ def _replace_children(model: nn.Module, make) -> int:
     return count
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:743 (patch_qwen3_rmsnorm) ---
+# --- src_literate/post2_triton_rmsnorm.pmd:748 (patch_qwen3_rmsnorm) ---
 def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
     """Instance patch: each Qwen3RMSNorm in `model` (q_norm, k_norm too) -> TritonRMSNorm.
 
