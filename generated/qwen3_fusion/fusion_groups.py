@@ -2,7 +2,7 @@
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:680 (fg_head) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:681 (fg_head) ---
 """From an exported graph to fusion groups: what each op is, where it comes from, what it moves.
 
 `OpGraph` classifies the nodes of a torch.export graph (gemm / memory / view / skip), reads each
@@ -24,7 +24,7 @@ from torch.utils import _pytree as pytree
 from qwen3_fusion.reading import op_kind
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:704 (node_values) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:705 (node_values) ---
 def _sym(v):
     """An int, or a sympy expression for a size that depends on data (MoE routing)."""
     if isinstance(v, torch.SymInt):
@@ -76,14 +76,17 @@ def tensor_inputs(node) -> list:
     return seen
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:758 (node_kind) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:759 (node_kind) ---
 def node_kind(node) -> str:
     """'gemm', 'memory' (moves data: elementwise, reduction, copy), 'view' or 'skip'."""
     if node.op != "call_function" or not isinstance(node_value(node), (torch.Tensor, tuple, list)):
         return "skip"  # placeholders, asserts, symbolic sizes
     if node.target is operator.getitem:
         return "view"  # one output of a multi-output op
-    kind = op_kind(getattr(node.target, "__name__", str(node.target)))
+    name = getattr(node.target, "__name__", str(node.target))
+    if "grouped_mm" in name:  # MoE experts: aten._grouped_mm or transformers' fallback op
+        return "gemm"
+    kind = op_kind(name)
     if kind == "maybe_copy":
         return "memory" if _copies(node) else "view"
     return {"gemm": "gemm", "view": "view"}.get(kind, "memory")
@@ -114,7 +117,7 @@ def is_pointwise(node) -> bool:
     return torch.Tag.pointwise in getattr(node.target, "tags", ())
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:798 (statements) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:802 (statements) ---
 @dataclass(frozen=True)
 class Statement:
     """One source line inside one module call: where an op comes from at one level."""
@@ -155,7 +158,7 @@ def statements(node) -> tuple:
     return tuple(Statement(m, f["file"], f["line"], f["code"]) for m, f in pairs)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:841 (op_graph) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:845 (op_graph) ---
 class OpGraph:
     """An exported graph with what grouping needs: node kinds, modules, reachability."""
 
@@ -165,7 +168,8 @@ class OpGraph:
         self.kind = {n: node_kind(n) for n in self.nodes}
         self.stmts = {n: statements(n) for n in self.nodes if self.kind[n] in ("memory", "gemm")}
         self.leaf = {p: next(m.children(), None) is None for p, m in model.named_modules()}
-        params = {name for name, _ in gm.named_parameters()}
+        params = {name for name, _ in model.named_parameters(remove_duplicate=False)}
+        params |= {name for name, _ in gm.named_parameters(remove_duplicate=False)}
         self.real = 0  # bitset of the nodes that compute or move data
         self.anc = {}  # node -> bitset of every node it depends on
         self.live = {}  # node -> whether it depends on a weight or a floating-point input
@@ -226,7 +230,7 @@ def _module_path(node) -> str:
     return stack[-1][0] if stack else ""
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:914 (may_fuse) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:919 (may_fuse) ---
 def _convex(g: OpGraph, members) -> bool:
     """No path leaves the group through a real op and comes back: one kernel could run it."""
     bits = anc = desc = 0
@@ -243,14 +247,17 @@ def _same_size(a, b) -> bool:
     return bool(na) and sympy.simplify(na - nb) == 0
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:933 (group_rule) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:938 (group_rule) ---
 def may_fuse(g: OpGraph, a, b) -> bool:
     """Whether memory-bound op `a` and its consumer `b` may share one kernel.
 
     Yes when one module's forward runs both, on whatever source lines (a leaf module's ops, a
     norm's, count as its caller's); and when an elementwise op of the same size feeds a leaf
-    module called elsewhere (the residual add of one layer and the norm of the next).
+    module called elsewhere (the residual add of one layer and the norm of the next). Work
+    that needs no weight (masks, positions) never joins work that does.
     """
+    if g.live[a] != g.live[b]:
+        return False
     if g.owner(a) == g.owner(b):
         return True
     return g.in_leaf(b) and not g.in_leaf(a) and is_pointwise(a) and _same_size(a, b)
@@ -274,7 +281,7 @@ def memory_groups(g: OpGraph) -> list:
     return [sorted(s, key=g.index.get) for s in groups.values()]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:966 (merge_siblings) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:974 (merge_siblings) ---
 def anchor_line(g: OpGraph, node) -> Statement:
     """The line a node comes from, seen from outside leaf modules (a norm's call site)."""
     s = g.stmts[node]
@@ -295,7 +302,8 @@ def merge_siblings(g: OpGraph, groups: list) -> list:
         for prev in out:
             shared = {p for p in _inputs(g, grp) & _inputs(g, prev) if g.kind[p] == "memory"}
             same_owner = len(owners) == 1 and owners == {g.owner(m) for m in prev}
-            if same_owner and shared and _convex(g, set(prev) | set(grp)):
+            same_work = g.live[grp[0]] == g.live[prev[0]]  # mask work stays apart
+            if same_owner and same_work and shared and _convex(g, set(prev) | set(grp)):
                 prev.extend(grp)
                 prev.sort(key=g.index.get)
                 break
@@ -304,7 +312,7 @@ def merge_siblings(g: OpGraph, groups: list) -> list:
     return out
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:998 (shared_input_matmuls) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1007 (shared_input_matmuls) ---
 MATMULS = frozenset("linear mm matmul addmm bmm baddbmm".split())
 # an activation or a loss right after a GEMM: what a GEMM epilogue (or a fused loss) computes
 EPILOGUE_OPS = frozenset(
@@ -359,7 +367,7 @@ def find_groups(g: OpGraph, min_ops: int = 2) -> list:
     return out + [("gemm epilogue", m) for m in gemm_epilogues(g, chains)]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1055 (traffic) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1064 (traffic) ---
 # ops that run as two kernels with a full-size intermediate: cross_entropy = log_softmax + nll
 _TWO_KERNEL_OPS = frozenset({"cross_entropy_loss"})
 

@@ -2,7 +2,7 @@
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1102 (signals_head) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1111 (signals_head) ---
 """Find operator-fusion candidates in any module torch.export accepts, by four signals.
 
     python -m qwen3_fusion.signals --config qwen3-tiny
@@ -52,7 +52,7 @@ SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--sma
 SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1152 (candidate) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1161 (candidate) ---
 @dataclass(frozen=True)
 class Instance:
     """One occurrence of a candidate: where it is and what it costs for the example shapes.
@@ -111,7 +111,7 @@ def _plain(x):
     return int(x) if hasattr(x, "is_number") else x
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1213 (profile_nodes) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1222 (profile_nodes) ---
 _TAG = "fx_node::"
 
 
@@ -159,7 +159,7 @@ def profile_nodes(gm: torch.fx.GraphModule, flat_inputs: list) -> dict:
     }
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1263 (describe) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1272 (describe) ---
 def _home(g: OpGraph, members, kind: str) -> str:
     """The module a group belongs to: its one leaf module (a norm); for GEMMs in sibling
     Linears, their parent; else the shallowest module whose forward runs part of it."""
@@ -195,7 +195,7 @@ def _one_step(g: OpGraph, members, home: str) -> bool:
     return same <= set(memory)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1301 (pattern) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1310 (pattern) ---
 def _module_stack(node) -> list:
     """[(module path, class path)] of the modules a node was traced in, outermost first."""
     return list(node.meta.get("nn_module_stack", {}).values())
@@ -271,10 +271,12 @@ def _instance(g: OpGraph, kind: str, members, prof: dict) -> Instance:
     )
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1379 (scan) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1388 (scan) ---
 def _example(model, example_inputs, example_kwargs) -> tuple:
     """(args, kwargs) to export with: a bare tensor is one input; models that take `use_cache`
     get use_cache=False (a KV cache is not a tensor export can return)."""
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"expected an nn.Module, got {type(model).__name__}")
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     if not isinstance(example_inputs, (tuple, list)):
@@ -338,7 +340,7 @@ def scan(
     return _rank([c for c in cands if not c.setup or _at_least(c.bytes_saved, setup_bytes)])
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1446 (signal_rules) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1457 (signal_rules) ---
 def _fire(c: Candidate, chain: bool, one_step: bool, small_bytes: int) -> Candidate:
     """Set the signals a candidate fires (see SIGNALS); a symbolic size fires no size test."""
     fired = {
@@ -352,7 +354,7 @@ def _fire(c: Candidate, chain: bool, one_step: bool, small_bytes: int) -> Candid
     return c
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1460 (rank) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1471 (rank) ---
 def _at_least(n, limit) -> bool:
     """n >= limit for a byte count; False when n is symbolic (its size is unknown)."""
     return not is_symbolic(n) and not is_symbolic(limit) and n >= limit
@@ -372,7 +374,7 @@ def _rank(cands: list) -> list:
     return cands
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1480 (format_table) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1491 (format_table) ---
 def format_bytes(n) -> str:
     """Decimal units, as bandwidths are quoted (1 MB = 1e6 bytes); symbols stay symbols."""
     if is_symbolic(n):
@@ -410,7 +412,7 @@ def format_table(cands: list, timings: bool = False, width: int = 36) -> str:
     return "\n".join(rows)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1520 (cli_parser) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1531 (cli_parser) ---
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit code 2, as argparse does)."""
 
@@ -466,7 +468,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1576 (scan_config) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1587 (scan_config) ---
 AUTO_CPU_BYTES = 1 << 30  # without --device, weights larger than this stay on meta
 
 
@@ -547,7 +549,7 @@ def scan_config(
     return cands, meta
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1657 (cli_main) ---
+# --- src_literate/post1_qwen3_fusion_reading.pmd:1668 (cli_main) ---
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence what C++ libraries write to stderr (the profiler's start and stop lines)."""
