@@ -2,8 +2,11 @@
 """The one entry point of the project.
 
 python build.py tangle            write generated/qwen3_fusion/ from src_literate/*.pmd
-python build.py posts             tangle, weave posts/<slug>.md, refresh the README index
-python build.py check             list every way the repository differs from its sources or breaks a rule
+python build.py posts [--refresh [SLUG ...]]
+                                  tangle; execute sources whose frozen outputs are stale (or those
+                                  named); write src_literate/_freeze/, posts/<slug>.md, README index
+python build.py check             list every way the repository differs from its sources or breaks
+                                  a rule; executes nothing (renders from the freeze)
 python build.py preview [SLUG]    write a self-contained HTML page per post and print its path
 python build.py backlinks [--blog DIR]
                                   print (or rewrite in DIR) the series' "相关文章" section
@@ -33,10 +36,13 @@ def cmd_tangle(args) -> int:
 
 def cmd_posts(args) -> int:
     from buildlib.pipeline import Project, build_all, write_outputs
+    from buildlib.weave import print_progress
 
     start = time.monotonic()
     project = Project(ROOT)
-    changed = write_outputs(project, build_all(project, use_cache=not args.no_cache))
+    refresh = None if args.refresh is None else set(args.refresh)
+    outputs = build_all(project, execute_stale=True, refresh=refresh, progress=print_progress)
+    changed = write_outputs(project, outputs)
     for rel in changed:
         print(f"wrote {rel}")
     print(f"posts built: {len(changed)} file(s) changed in {time.monotonic() - start:.1f} s")
@@ -108,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("tangle", help="write generated/ from the sources").set_defaults(func=cmd_tangle)
     p = sub.add_parser("posts", help="tangle and weave the posts")
-    p.add_argument("--no-cache", action="store_true", help="re-run every chunk")
+    p.add_argument(
+        "--refresh",
+        nargs="*",
+        metavar="SLUG",
+        help="execute these posts' chunks again even if their frozen outputs are current (all if none given)",
+    )
     p.set_defaults(func=cmd_posts)
     p = sub.add_parser("check", help="verify outputs, diagrams, links, references, code")
     p.add_argument("--no-browser", action="store_true", help="skip rendering diagrams in Chromium")

@@ -18,7 +18,8 @@ def related_section(project: Project, current: str | None) -> str:
     nav = [
         {
             "title": p.title,
-            "url": p.url,
+            # earlier posts live on the site: link our posts by URL, placeholders not at all
+            "link": None if p.placeholder else p.url,
             "current": p.slug == current,
             "order": p.order,
             "slug": p.slug,

@@ -10,9 +10,10 @@ import tempfile
 from pathlib import Path
 
 from .errors import BuildError
+from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
-from .render import FENCE, heading_anchor, load_results
-from .weave import GPU_NOTE
+from .render import load_results
+from .weave import FREEZE_DIR, GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -34,7 +35,7 @@ def run_checks(
     problems: list[str] = []
     report: list[str] = []
     try:
-        outputs = build_all(project, use_cache=True)
+        outputs = build_all(project)  # renders from the freeze; executes nothing
     except BuildError as e:
         return [str(e)], report
     problems += check_in_sync(project, outputs)
@@ -42,8 +43,14 @@ def run_checks(
     problems += check_results(project)
     posts = {f"posts/{name}": text for name, text in sorted(outputs["posts"].items())}
     series, sources = load(project)
-    targets = {f"posts/{s.slug}.md": s.meta["target_chars"] for s in sources}
+    by_post = {f"posts/{s.slug}.md": s for s in sources}
     site_urls = {p.url for p in series.posts}
+    for p in series.posts:
+        if p.placeholder:
+            report.append(
+                f"warning: src_literate/series.yaml: {p.title} ({p.slug}) has a placeholder URL;"
+                " posts show its title without a link"
+            )
     diagrams = []
     for rel, text in posts.items():
         problems += check_fences(rel, text)
@@ -51,9 +58,7 @@ def run_checks(
         problems += check_links(project, rel, text, site_urls)
         problems += check_machine_traces(rel, text)
         diagrams += mermaid_blocks(rel, text)
-        n = prose_length(text)
-        target = targets.get(rel)
-        report.append(f"prose length {rel}: {n} (target ~{target}, {100 * n / target:.0f}%)")
+        problems += check_budget(rel, text, by_post[rel].meta, report)
     problems += check_diagrams(project, diagrams, browser)
     if reader:
         for rel, text in posts.items():
@@ -86,9 +91,13 @@ def check_results(project: Project) -> list[str]:
 def check_in_sync(project: Project, outputs: dict) -> list[str]:
     """generated/, posts/ and README.md must be exactly what the sources produce."""
     problems = []
-    trees = {"generated": (project.generated, ".py"), "posts": (project.posts, ".md")}
+    trees = {
+        "generated": (project.generated, ".py"),
+        "posts": (project.posts, ".md"),
+        FREEZE_DIR: (project.root / FREEZE_DIR, ".json"),
+    }
     for key, (base, suffix) in trees.items():
-        want = outputs[key]
+        want = outputs["freeze" if key == FREEZE_DIR else key]
         have = (
             {
                 p.relative_to(base).as_posix()
@@ -141,45 +150,50 @@ def check_ruff(project: Project) -> list[str]:
     return problems
 
 
-def fences(text: str):
-    """Yield (line, info, body) for every fenced block of a Markdown text."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if m:
-            j = i + 1
-            while j < len(lines) and not lines[j].startswith(m.group(1)):
-                j += 1
-            yield i + 1, lines[i][len(m.group(1)) :].strip(), "\n".join(lines[i + 1 : j])
-            i = j
-        i += 1
-
-
-def strip_code(text: str) -> str:
-    """The text with fenced blocks and inline code removed."""
-    out, lines, spans = [], text.split("\n"), []
-    for line, _, body in fences(text):
-        spans.append((line, line + body.count("\n") + 2 if body else line + 1))
-    for k, ln in enumerate(lines, 1):
-        if not any(a <= k <= b for a, b in spans):
-            out.append(re.sub(r"`[^`\n]*`", " ", ln))
-    return "\n".join(out)
-
-
 def check_fences(rel: str, text: str) -> list[str]:
-    return [
-        f"{rel}:{line}: fenced block has no language" for line, info, _ in fences(text) if not info
+    problems = [f"{rel}:{f.line}: fenced block has no language" for f in fences(text) if not f.lang]
+    problems += [
+        f"{rel}:{f.line}: fenced block is not closed" for f in fences(text) if not f.closed
     ]
+    return problems
+
+
+def code_lines(text: str) -> tuple[int, int]:
+    """(shown, folded) lines of python code in a post; folded code sits inside <details>."""
+    shown = folded = 0
+    lines = text.split("\n")
+    for f in fences(text):
+        if f.lang != "python":
+            continue
+        n = f.body.count("\n") + 1
+        before = "\n".join(lines[: f.line - 1])
+        if before.rfind("<details>") > before.rfind("</details>"):
+            folded += n
+        else:
+            shown += n
+    return shown, folded
+
+
+def check_budget(rel: str, text: str, meta: dict, report: list[str]) -> list[str]:
+    """Report prose length and code lines; a post over its code_budget is a problem."""
+    n = prose_length(text)
+    target = meta["target_chars"]
+    shown, folded = code_lines(text)
+    budget = meta.get("code_budget")
+    report.append(
+        f"{rel}: prose {n} (target ~{target}, {100 * n / target:.0f}%), python shown {shown}"
+        + (f" of {budget}" if budget else "")
+        + f", folded {folded}"
+    )
+    if budget and shown > budget:
+        return [f"{rel}: shows {shown} python lines, over its code_budget of {budget}"]
+    return []
 
 
 def chapters(text: str) -> list[tuple[int, str, str]]:
-    """(line, title, text) of each ## chapter, code excluded from the headings."""
-    clean = strip_code(text).split("\n")
+    """(line, title, text) of each ## chapter."""
     raw = text.split("\n")
-    heads = [(k, ln[3:].strip()) for k, ln in enumerate(raw, 1) if ln.startswith("## ")]
-    code_free = {ln for ln in clean}
-    heads = [(k, t) for k, t in heads if f"## {t}" in code_free]
+    heads = [(h.line, h.text) for h in headings(text) if h.level == 2]
     out = []
     for idx, (k, title) in enumerate(heads):
         end = heads[idx + 1][0] - 1 if idx + 1 < len(heads) else len(raw)
@@ -213,8 +227,8 @@ UNPINNED_MODEL_SOURCE = re.compile(
 def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> list[str]:
     """Anchors must name a heading, relative paths must exist, site paths must be series posts."""
     problems = []
-    anchors = {heading_anchor(ln.lstrip("#")) for ln in text.split("\n") if ln.startswith("#")}
-    for k, ln in enumerate(strip_code(text).split("\n"), 1):
+    anchors = {h.anchor for h in headings(text)}
+    for ln in prose_lines(text):
         for m in LINK.finditer(ln):
             url = m.group(2)
             if url.startswith("#"):
@@ -229,8 +243,14 @@ def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> l
             elif url.startswith("/"):
                 if url.split("#")[0] not in site_urls:
                     problems.append(f"{rel}: {url} is no post of the series")
-            elif not (project.root / "posts" / url.split("#")[0]).exists():
-                problems.append(f"{rel}: relative link {url} points nowhere")
+            else:
+                target, _, anchor = url.partition("#")
+                path = project.root / "posts" / target
+                if not path.exists():
+                    problems.append(f"{rel}: relative link {url} points nowhere")
+                elif anchor and path.suffix == ".md":
+                    if anchor not in {h.anchor for h in headings(path.read_text(encoding="utf-8"))}:
+                        problems.append(f"{rel}: link {url} matches no heading of {target}")
     return problems
 
 
@@ -247,7 +267,7 @@ def check_machine_traces(rel: str, text: str) -> list[str]:
 def mermaid_blocks(rel: str, text: str) -> list:
     from .mermaid import Diagram
 
-    return [Diagram(rel, line, body) for line, info, body in fences(text) if info == "mermaid"]
+    return [Diagram(rel, f.line, f.body) for f in fences(text) if f.lang == "mermaid"]
 
 
 def check_diagrams(project: Project, diagrams: list, browser: bool) -> list[str]:
@@ -267,10 +287,10 @@ def check_diagrams(project: Project, diagrams: list, browser: bool) -> list[str]
 def prose_length(text: str) -> int:
     """CJK characters plus Latin words of the chapters (§零 table, navigation, code, link targets excluded)."""
     lines = text.split("\n")
-    heads = [k for k, ln in enumerate(lines) if ln.startswith("## ")]
+    heads = [h.line - 1 for h in headings(text) if h.level == 2]
     first = next((k for k in heads if "§零" not in lines[k]), 0)
     last = next((k for k in heads if "相关文章" in lines[k]), len(lines))
-    prose = strip_code("\n".join(lines[first:last]))
+    prose = "\n".join(prose_lines("\n".join(lines[first:last])))
     prose = re.sub(r"\]\([^)]*\)", "]", prose)
     prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
     return len(CJK.findall(prose)) + len(LATIN_WORD.findall(CJK.sub(" ", prose)))
@@ -280,14 +300,14 @@ def python_blocks(text: str) -> list[tuple[int, str | None, str]]:
     """(line, gpu reason or None, code) for every python block of a post."""
     lines = text.split("\n")
     out = []
-    for line, info, body in fences(text):
-        if info != "python":
+    for f in fences(text):
+        if f.lang != "python":
             continue
-        k = line - 2
-        while k >= 0 and not lines[k].strip():
+        k = f.line - 2
+        while k >= 0 and (not lines[k].strip() or lines[k].startswith(("<details>", "<summary>"))):
             k -= 1
         note = lines[k] if k >= 0 and lines[k].startswith(GPU_NOTE_PREFIX) else None
-        out.append((line, note, body))
+        out.append((f.line, note, f.body))
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,7 @@ from .render import Prose, environment, load_results, post_values, render_templa
 from .series import Series, load_series
 from .source import Source, discover_sources, parse_source
 from .tangle import tangle
-from .weave import execute, format_body, package_versions
+from .weave import FREEZE_DIR, execute, format_body, require_frozen
 
 PALETTE_FILE = "templates/mermaid_palette.yaml"
 INDEX_START, INDEX_END = "<!-- posts:start -->", "<!-- posts:end -->"
@@ -68,8 +67,18 @@ def tangle_project(project: Project) -> dict[str, str]:
     return tangle(sources)
 
 
-def build_all(project: Project, use_cache: bool = True) -> dict[str, dict[str, str]]:
-    """Compute every output without touching generated/, posts/ or README.md."""
+def build_all(
+    project: Project,
+    execute_stale: bool = False,
+    refresh: set[str] | None = None,
+    progress=None,
+) -> dict[str, dict[str, str]]:
+    """Compute every output without touching generated/, posts/, the freeze or README.md.
+
+    With `execute_stale` (the `posts` command) a source whose frozen outputs no longer match its
+    inputs is executed again, as is every source whose slug is in `refresh` (an empty set: all);
+    without it (the `check` command) nothing is executed and a stale freeze is an error.
+    """
     from .mermaid import load_palette
 
     series, sources = load(project)
@@ -77,25 +86,35 @@ def build_all(project: Project, use_cache: bool = True) -> dict[str, dict[str, s
     palette = load_palette(project.root / PALETTE_FILE)
     env = environment(project.root)
     results = load_results(project.root)
-    versions = package_versions()
     posts: dict[str, str] = {}
-    stage_parent = project.root / ".cache"
-    stage_parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix="stage-", dir=stage_parent))
-    try:
+    freezes: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="qwen3-fusion-stage-") as tmp:
+        stage = Path(tmp)
         for rel, text in package.items():
             (stage / rel).parent.mkdir(parents=True, exist_ok=True)
             (stage / rel).write_text(text, encoding="utf-8")
         for src in sources:
-            records = execute(src, project.root, stage, use_cache=use_cache)
+            if execute_stale:
+                again = refresh is not None and (not refresh or src.slug in refresh)
+                records, freeze, _ = execute(
+                    src, project.root, package, stage, refresh=again, progress=progress
+                )
+            else:
+                records, freeze = require_frozen(src, project.root, package)
+            freezes[f"{src.slug}.json"] = freeze.to_text()
             prose = Prose(src, series, palette)
             body = format_body(src, records, prose)
-            values = post_values(src, series, body, prose.footnotes, versions, results)
+            values = post_values(
+                src, series, body, prose.footnotes, freeze.inputs["versions"], results
+            )
             posts[f"{src.slug}.md"] = render_template(env, "post.md.j2", **values)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     readme = readme_text(project, env, series)
-    return {"generated": package, "posts": posts, "readme": {"README.md": readme}}
+    return {
+        "generated": package,
+        "posts": posts,
+        "freeze": freezes,
+        "readme": {"README.md": readme},
+    }
 
 
 def readme_text(project: Project, env, series: Series) -> str:
@@ -123,6 +142,8 @@ def write_outputs(project: Project, outputs: dict[str, dict[str, str]]) -> list[
     """Write everything computed by build_all; each file goes through a temporary file."""
     changed = [f"generated/{p}" for p in write_package(project, outputs["generated"])]
     changed += [f"posts/{p}" for p in commit_tree(project.posts, outputs["posts"], (".md",))]
+    freeze_dir = project.root / FREEZE_DIR
+    changed += [f"{FREEZE_DIR}/{p}" for p in commit_tree(freeze_dir, outputs["freeze"], (".json",))]
     if write_atomic(project.readme, outputs["readme"]["README.md"]):
         changed.append("README.md")
     return changed

@@ -9,21 +9,28 @@ network: the page opens from disk.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 
 import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from buildlib.mermaid import find_mermaid_js
+from buildlib.markdown import github_slug
+from buildlib.markdown import split_front_matter as _split
+from buildlib.mermaid import ROOT, MermaidUnavailable, find_mermaid_js
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", flags=re.S)
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+KATEX_HINT = (
+    "math in the preview needs node_modules/katex (pinned in package-lock.json): run `npm ci`"
+)
 _FORMATTER = HtmlFormatter(cssclass="highlight", style="friendly")
 
 CSS = """
@@ -64,22 +71,32 @@ pre.mermaid { background: transparent; text-align: center; }
 
 def split_front_matter(text: str) -> tuple[dict, str]:
     """(front matter as a dict, the rest of the text); ({}, text) when there is none."""
-    m = _FRONT_MATTER.match(text)
-    if not m:
+    raw, first_body = _split(text)
+    if raw is None:
         return {}, text
     try:
-        meta = yaml.safe_load(m.group(1) or "") or {}
+        meta = yaml.safe_load(raw) or {}
     except yaml.YAMLError as e:
         raise ValueError(f"front matter is not valid YAML: {e}") from None
     if not isinstance(meta, dict):
         raise ValueError("front matter must be a YAML mapping")
-    return meta, text[m.end() :]
+    return meta, "\n".join(text.split("\n")[first_body:])
 
 
-def _github_slug(title: str) -> str:
-    """GitHub's heading anchor: lower case, punctuation dropped, spaces to '-' (CJK kept)."""
-    slug = re.sub(r"[^\w\- ]", "", title.strip().lower())
-    return slug.replace(" ", "-")
+def katex_assets() -> tuple[str, str]:
+    """(KaTeX's CSS with its woff2 fonts inlined as data URIs, its JS); nothing is fetched."""
+    css_path, js_path = KATEX_DIST / "katex.min.css", KATEX_DIST / "katex.min.js"
+    if not (css_path.is_file() and js_path.is_file()):
+        raise MermaidUnavailable(KATEX_HINT)
+    css = css_path.read_text(encoding="utf-8")
+
+    def font(m: re.Match) -> str:
+        data = base64.b64encode((KATEX_DIST / "fonts" / m.group(1)).read_bytes()).decode()
+        return f'src:url(data:font/woff2;base64,{data}) format("woff2")'
+
+    # keep the woff2 source of each face (every browser that runs the preview reads it)
+    css = re.sub(r'src:url\(fonts/([\w-]+\.woff2)\) format\("woff2"\)[^;}]*', font, css)
+    return css, js_path.read_text(encoding="utf-8")
 
 
 def _fence(renderer, tokens, idx, options, env) -> str:
@@ -100,7 +117,8 @@ def _markdown() -> MarkdownIt:
         MarkdownIt("commonmark", {"html": True})
         .enable(["table", "strikethrough"])
         .use(footnote_plugin)
-        .use(anchors_plugin, min_level=1, max_level=4, slug_func=_github_slug)
+        .use(anchors_plugin, min_level=1, max_level=4, slug_func=github_slug)
+        .use(dollarmath_plugin, double_inline=True)
     )
     md.add_render_rule("fence", _fence)
     return md
@@ -126,9 +144,18 @@ def render_html(markdown_text: str, title: str) -> str:
     if not any(t.type == "heading_open" and t.tag == "h1" for t in tokens):
         content = f"<h1>{html.escape(title)}</h1>\n{content}"
     has_mermaid = any(t.type == "fence" and t.info.strip().startswith("mermaid") for t in tokens)
-    scripts = ""
+    has_math = any(t.type.startswith("math_") for t in tokens) or 'class="math' in content
+    scripts, math_css = "", ""
+    if has_math:
+        math_css, katex_js = katex_assets()
+        scripts += (
+            _inline_script(katex_js)
+            + "\n<script>for (const el of document.querySelectorAll('.math')) {\n"
+            + "  katex.render(el.textContent, el, {displayMode: el.classList.contains('block'),"
+            + " throwOnError: false});\n}</script>\n"
+        )
     if has_mermaid:
-        scripts = (
+        scripts += (
             _inline_script(js)
             + '\n<script>mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });\n'
             + 'mermaid.run({ querySelector: "pre.mermaid" });</script>\n'
@@ -139,6 +166,6 @@ def render_html(markdown_text: str, title: str) -> str:
         '<html lang="zh-CN">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>{CSS}\n{pygments_css}\n</style>\n</head>\n<body>\n<main>\n"
+        f"<style>{CSS}\n{pygments_css}\n{math_css}\n</style>\n</head>\n<body>\n<main>\n"
         f"{content}</main>\n{scripts}</body>\n</html>\n"
     )

@@ -10,13 +10,14 @@ from pathlib import Path
 import jinja2
 
 from .errors import BuildError
+from .markdown import fences, headings, outline
 from .series import Series
 from .source import Source
 
-FENCE = re.compile(r"^(```+|~~~+)")
+MORE = "<!--more-->"
+MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 TERM = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
-HEADING = re.compile(r"^(#{2,3}) (.+?)\s*$")
 MIN_VERSIONS = {"torch": "2.3", "triton": "2.2"}
 
 
@@ -31,34 +32,46 @@ class Prose:
     seen: set[str] = field(default_factory=set)
 
     def __call__(self, text: str, first_line: int) -> str:
-        out: list[str] = []
         lines = text.split("\n")
+        blocks = {f.line - 1: f for f in fences(text)}
+        out: list[str] = []
         i = 0
         while i < len(lines):
-            ln = lines[i]
-            fence = FENCE.match(ln)
-            if not fence:
-                out.append(self._terms(ln, first_line + i))
+            fence = blocks.get(i)
+            if fence is None:
+                out.append(self._links(self._terms(lines[i], first_line + i)))
                 i += 1
                 continue
-            j = i + 1
-            while j < len(lines) and not lines[j].startswith(fence.group(1)):
-                j += 1
-            if j == len(lines):
+            if not fence.closed:
                 raise BuildError("fenced block is not closed", self.src.rel, first_line + i)
-            lang = ln[len(fence.group(1)) :].strip()
-            if not lang:
+            if not fence.lang:
                 raise BuildError(
                     "fenced block has no language (python, bash, text, mermaid...)",
                     self.src.rel,
                     first_line + i,
                 )
-            body = "\n".join(lines[i + 1 : j])
-            if lang == "mermaid":
-                body = self._mermaid(body, first_line + i)
-            out += [ln, *body.split("\n"), lines[j]] if body else [ln, lines[j]]
-            i = j + 1
+            body = lines[i + 1 : fence.end - 1]
+            if fence.lang == "mermaid":
+                body = self._mermaid(fence.body, first_line + i).split("\n")
+            out += [lines[i], *body, lines[fence.end - 1]]
+            i = fence.end
         return "\n".join(out)
+
+    def _links(self, ln: str) -> str:
+        """Links to series posts: our own posts by relative file, placeholder URLs as plain text."""
+        spans = [(m.start(), m.end()) for m in INLINE_CODE.finditer(ln)]
+
+        def repl(m: re.Match) -> str:
+            if any(a <= m.start() < b for a, b in spans):
+                return m.group(0)
+            url, _, anchor = m.group(2).partition("#")
+            post = self.series.by_url(url)
+            if post is None:
+                return m.group(0)
+            link = post_link(post, anchor)
+            return f"[{m.group(1)}]({link})" if link else m.group(1)
+
+        return MD_LINK.sub(repl, ln)
 
     def _mermaid(self, body: str, line: int) -> str:
         from .mermaid import decorate
@@ -91,46 +104,46 @@ class Prose:
             self.seen.add(term)
             post = self.series.post(entry["post"])
             n = len(self.footnotes) + 1
-            url = post.url + (f"#{entry['anchor']}" if entry.get("anchor") else "")
+            link = post_link(post, entry.get("anchor") or "")
             where = f"《{post.title}》" + (
                 f"的“{entry['section']}”" if entry.get("section") else ""
             )
-            self.footnotes.append(f"[^g{n}]: {term}：见本系列{where}（[链接]({url})）。")
+            tail = f"（[链接]({link})）" if link else ""
+            self.footnotes.append(f"[^g{n}]: {term}：见本系列{where}{tail}。")
             return f"{term}[^g{n}]"
 
         return TERM.sub(repl, ln)
 
 
-def heading_anchor(text: str) -> str:
-    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"[^\w\- ]", "", text.strip().lower())
-    return text.replace(" ", "-")
+def post_link(post, anchor: str = "") -> str | None:
+    """How a post links to a series post: our posts by file name (GitHub and Hugo's link render
+    hook both resolve it), earlier posts by their site URL, placeholders not at all."""
+    if post.placeholder:
+        return None
+    base = f"{post.slug}.md" if post.source else post.url
+    return base + (f"#{anchor}" if anchor else "")
 
 
-def outline(body: str) -> list[dict]:
-    """Chapters (##) with their sections (###), skipping fenced code."""
-    chapters: list[dict] = []
-    in_fence = None
-    for ln in body.split("\n"):
-        f = FENCE.match(ln)
-        if f:
-            in_fence = None if in_fence and ln.startswith(in_fence) else (in_fence or f.group(1))
-            continue
-        if in_fence:
-            continue
-        m = HEADING.match(ln)
-        if not m:
-            continue
-        item = {"title": m.group(2), "anchor": heading_anchor(m.group(2)), "sections": []}
-        if m.group(1) == "##":
-            chapters.append(item)
-        elif chapters:
-            chapters[-1]["sections"].append(item)
-    return chapters
+def split_lede(body: str, rel: str) -> tuple[str, str]:
+    """(the introduction before the first chapter, ending in the excerpt marker; the rest)."""
+    first = next((h.line for h in headings(body) if h.level == 2), None)
+    lines = body.split("\n")
+    if first is None:
+        raise BuildError("the post has no chapter (## heading)", rel)
+    lede = "\n".join(lines[: first - 1]).strip("\n")
+    if body.count(MORE) != 1 or MORE not in lede:
+        raise BuildError(
+            f"the introduction before the first chapter must end with one {MORE} line", rel
+        )
+    if not lede.split(MORE)[0].strip():
+        raise BuildError(f"write an introduction before {MORE}", rel)
+    if lede.split(MORE)[1].strip():
+        raise BuildError(f"{MORE} must close the introduction (nothing after it before §一)", rel)
+    return lede, "\n".join(lines[first - 1 :])
 
 
 def environment(root: Path) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root / "templates")),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -138,6 +151,9 @@ def environment(root: Path) -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    # a JSON string is a valid YAML double-quoted scalar: safe for any title or description
+    env.filters["yaml_str"] = lambda v: json.dumps(str(v), ensure_ascii=False)
+    return env
 
 
 def render_template(env: jinja2.Environment, name: str, **values) -> str:
@@ -180,35 +196,38 @@ def post_values(
 ) -> dict:
     """Everything the post template needs."""
     me = series.post(src.slug)
+    lede, chapters = split_lede(body, src.rel)
     nav = [
         {
             "title": p.title,
-            "url": p.url,
+            "link": post_link(p),
             "current": p.slug == src.slug,
             "order": p.order,
             "slug": p.slug,
         }
         for p in series.posts
     ]
-    gpu_runs = [
-        {
-            k: r.get("meta", {}).get(k, "?")
+    runs = [
+        tuple(
+            (k, str(r["meta"].get(k, "?")))
             for k in ("gpu", "torch", "triton", "transformers", "date")
-        }
+        )
         for r in results.values()
+        if isinstance(r, dict) and isinstance(r.get("meta"), dict) and r["meta"].get("gpu")
     ]
     return {
         "meta": src.meta,
         "series": series.name,
         "order": me.order,
-        "outline": outline(body),
-        "body": body,
+        "outline": outline(chapters),
+        "lede": lede,
+        "body": chapters,
         "footnotes": footnotes,
         "versions": versions,
         "min_versions": {**MIN_VERSIONS, **(src.meta.get("min_versions") or {})},
         # a source's own min_versions are the oldest it ran on; the defaults are the spec's floor
         "min_versions_ran": bool(src.meta.get("min_versions")),
-        "gpu_runs": gpu_runs,
+        "gpu_runs": [dict(r) for r in dict.fromkeys(runs)],
         "nav": nav,
         "source": src.rel,
     }

@@ -19,6 +19,7 @@ class SeriesPost:
     title: str | None
     url: str
     source: str | None
+    placeholder: bool = False  # the URL is a guess: render the title without a link
 
 
 @dataclass
@@ -29,6 +30,11 @@ class Series:
 
     def post(self, slug: str) -> SeriesPost | None:
         return next((p for p in self.posts if p.slug == slug), None)
+
+    def by_url(self, url: str) -> SeriesPost | None:
+        """The series post at a site URL (with or without the trailing slash)."""
+        want = url.rstrip("/")
+        return next((p for p in self.posts if p.url.rstrip("/") == want), None)
 
 
 def load_series(root: Path) -> Series:
@@ -49,8 +55,16 @@ def load_series(root: Path) -> Series:
             raise BuildError(f"post #{i} needs slug and url", SERIES_FILE)
         if "title" not in entry and "source" not in entry:
             raise BuildError(f"post {entry['slug']!r} needs a title or a source", SERIES_FILE)
+        placeholder = entry.get("placeholder", False)
+        if not isinstance(placeholder, bool) or (placeholder and entry.get("source")):
+            raise BuildError(
+                f"post {entry['slug']!r}: placeholder is true or false, and never for our posts",
+                SERIES_FILE,
+            )
         posts.append(
-            SeriesPost(i, entry["slug"], entry.get("title"), entry["url"], entry.get("source"))
+            SeriesPost(
+                i, entry["slug"], entry.get("title"), entry["url"], entry.get("source"), placeholder
+            )
         )
     slugs = [p.slug for p in posts]
     glossary = data.get("glossary") or {}

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from .errors import BuildError
+from .markdown import fences, split_front_matter
 
 PACKAGE = "qwen3_fusion"
 
@@ -46,10 +47,10 @@ FRONT_MATTER_KEYS = {
 }
 REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "description", "target_chars")
 MODULE_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$")
-# the same opening line Pweave's markdown reader treats as code (backticks or tildes, "python")
-PWEAVE_CODE_START = re.compile(r"^[`~]{3,}(?:\{|\{\.|)python")
-CHUNK_HEADER = re.compile(r"^```python(?:,\s*(?P<opts>.*?))?\s*$")
-FENCE_CLOSE = re.compile(r"^(`|~){3,}\s*$")
+# an info string that means to be a python chunk ({python}, {.python}, python3 ... included)
+CHUNK_LIKE = re.compile(r"^\{?\.?python")
+CHUNK_HEADER = re.compile(r"^python(?:,\s*(?P<opts>.*?))?\s*$")
+NAME_RE = re.compile(r"^[A-Za-z_][\w-]*$")
 SAME_SOURCE_IMPORT = re.compile(rf"^from {PACKAGE}\.(?P<mod>[\w.]+) import [^(]*$")
 
 
@@ -60,6 +61,7 @@ class Chunk:
     code: str
     line: int
     options: dict = field(default_factory=dict)
+    end: int = 0  # line of the closing fence
 
     @property
     def module(self) -> str | None:
@@ -146,14 +148,14 @@ def parse_source(path: Path, root: Path) -> Source:
 
 def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
     lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
+    try:
+        raw, first_body = split_front_matter(text)
+    except ValueError as e:
+        raise BuildError(str(e), rel, 1) from None
+    if raw is None:
         raise BuildError("missing YAML front matter (the file must start with '---')", rel, 1)
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise BuildError("front matter is not closed by '---'", rel, 1) from None
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = yaml.safe_load(raw) or {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 2 if mark else 1
@@ -168,11 +170,18 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
             raise BuildError(f"front matter lacks {key!r}", rel, 1)
     if isinstance(meta["date"], dt.date):
         meta["date"] = meta["date"].isoformat()
+    for key in ("title", "description", "slug"):
+        if not isinstance(meta[key], str) or not meta[key].strip() or "\n" in meta[key]:
+            raise BuildError(f"{key} must be one line of text", rel, _key_line(lines, key))
+    if not isinstance(meta["tags"], list) or not all(isinstance(t, str) for t in meta["tags"]):
+        raise BuildError("tags must be a list of strings", rel, _key_line(lines, "tags"))
     for key in ("target_chars", "code_budget"):
-        if key in meta and (not isinstance(meta[key], int) or meta[key] <= 0):
+        if key in meta and (
+            not isinstance(meta[key], int) or isinstance(meta[key], bool) or meta[key] <= 0
+        ):
             raise BuildError(f"{key} must be a positive integer", rel, _key_line(lines, key))
     # blank the front matter but keep its lines, so body line numbers are file line numbers
-    body = "\n" * (end + 1) + "\n".join(lines[end + 1 :])
+    body = "\n" * first_body + "\n".join(lines[first_body:])
     return meta, body
 
 
@@ -186,44 +195,39 @@ def _key_line(lines: list[str], key: str) -> int:
 def _scan_chunks(body: str, rel: str) -> list[Chunk]:
     chunks: list[Chunk] = []
     names: dict[str, int] = {}
-    lines = body.split("\n")
-    i = 0
-    while i < len(lines):
-        ln = lines[i]
-        if PWEAVE_CODE_START.match(ln):
-            header = CHUNK_HEADER.match(ln)
-            if not header:
+    for fence in fences(body):
+        if not CHUNK_LIKE.match(fence.info):
+            continue
+        header = CHUNK_HEADER.match(fence.info)
+        if not header:
+            raise BuildError(
+                f"malformed chunk header {fence.info!r}: write ```python or ```python, key=value, ...",
+                rel,
+                fence.line,
+            )
+        if not fence.closed:
+            raise BuildError("chunk is not closed by ```", rel, fence.line)
+        if not fence.body.strip():
+            raise BuildError("empty chunk", rel, fence.line)
+        options = parse_options(header.group("opts") or "", rel, fence.line)
+        name = options.get("name")
+        if options.get("module") and name is None:
+            raise BuildError(
+                'a module chunk needs name="..." (its marker in the tangled module)',
+                rel,
+                fence.line,
+            )
+        if name is not None:
+            if not NAME_RE.match(name):
                 raise BuildError(
-                    f"malformed chunk header {ln!r}: write ```python or ```python, key=value, ...",
-                    rel,
-                    i + 1,
+                    f"chunk name {name!r}: use letters, digits, '_' and '-' only", rel, fence.line
                 )
-            options = parse_options(header.group("opts") or "", rel, i + 1)
-            start = i
-            i += 1
-            code: list[str] = []
-            while i < len(lines) and not FENCE_CLOSE.match(lines[i]):
-                code.append(lines[i])
-                i += 1
-            if i == len(lines):
-                raise BuildError("chunk is not closed by ```", rel, start + 1)
-            if not "\n".join(code).strip():
-                raise BuildError("empty chunk", rel, start + 1)
-            name = options.get("name")
-            if options.get("module") and name is None:
+            if name in names:
                 raise BuildError(
-                    'a module chunk needs name="..." (its marker in the tangled module)',
-                    rel,
-                    start + 1,
+                    f"chunk name {name!r} already used at line {names[name]}", rel, fence.line
                 )
-            if name is not None:
-                if name in names:
-                    raise BuildError(
-                        f"chunk name {name!r} already used at line {names[name]}", rel, start + 1
-                    )
-                names[name] = start + 1
-            chunks.append(Chunk(code="\n".join(code), line=start + 1, options=options))
-        i += 1
+            names[name] = fence.line
+        chunks.append(Chunk(code=fence.body, line=fence.line, options=options, end=fence.end))
     return chunks
 
 

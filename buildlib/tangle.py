@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from .errors import BuildError
+from .markdown import headings
 from .source import PACKAGE, Source
 
+MARKER = "# %% {src}::{name}"
+MARKER_RE = re.compile(r"^# %% (?P<src>\S+)::(?P<name>[\w-]+)$")
 BANNER = (
     "# GENERATED FILE - DO NOT EDIT.\n"
     "# Tangled from {src} by `python build.py tangle`; edit the source instead.\n"
@@ -38,26 +42,50 @@ def tangle(sources: list[Source]) -> dict[str, str]:
 
 
 def module_text(src: Source, mod: str) -> str:
-    """One module: banner, then each chunk behind a marker naming its source line, then __all__."""
-    pieces = [BANNER.format(src=src.rel)]
-    for chunk in src.chunks:
-        if chunk.module != mod:
-            continue
-        name = chunk.options.get("name")
-        label = f" ({name})" if name else ""
-        pieces.append(f"\n\n# --- {src.rel}:{chunk.line}{label} ---\n{chunk.code.strip()}\n")
-    text = "".join(pieces)
-    public = public_names(text)
-    if public:
-        items = "".join(f'    "{n}",\n' for n in public)
-        text += f"\n\n__all__ = [\n{items}]\n"
-    return text
+    """One module: banner, docstring, __all__, then each chunk behind a marker naming it."""
+    chunks = [c for c in src.chunks if c.module == mod]
+    code = "".join(
+        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{c.code.strip()}\n" for c in chunks
+    )
+    hidden = set()
+    for c in chunks:
+        if not c.export:
+            hidden |= set(defined_names(c.code))
+    public = sorted(n for n in defined_names(code) if not n.startswith("_") and n not in hidden)
+    chapters = _chapters_of(src, chunks)
+    doc = (
+        f'"""{PACKAGE}.{mod}: {_summary(public)}.\n\n'
+        f"Tangled from {src.rel} ({chapters}); every block below is marked with its chunk.\n"
+        '"""\n'
+    )
+    items = "".join(f'    "{n}",\n' for n in sorted(public))
+    all_block = f"\n__all__ = [\n{items}]\n" if public else "\n__all__: list[str] = []\n"
+    return BANNER.format(src=src.rel) + doc + all_block + code
 
 
-def public_names(text: str) -> list[str]:
-    """Top-level functions, classes and assigned names that do not start with '_'."""
+def _summary(public: list[str]) -> str:
+    if not public:
+        return "internal helpers"
+    if len(public) <= 4:
+        return ", ".join(public)
+    return f"{', '.join(public[:3])} and {len(public) - 3} more (see __all__)"
+
+
+def _chapters_of(src: Source, chunks: list) -> str:
+    """The chapters (## headings) of the source that hold these chunks, e.g. "§四, §五"."""
+    heads = [(h.line, h.text.split(" ")[0]) for h in headings(src.body) if h.level == 2]
+    seen: list[str] = []
+    for c in chunks:
+        title = next((t for line, t in reversed(heads) if line < c.line), None)
+        if title and title not in seen:
+            seen.append(title)
+    return ", ".join(seen) or "its code chunks"
+
+
+def defined_names(code: str) -> list[str]:
+    """Top-level functions, classes and assigned names, in order of definition."""
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(code)
     except SyntaxError:
         return []
     names: list[str] = []
@@ -68,7 +96,7 @@ def public_names(text: str) -> list[str]:
             names += [t.id for t in node.targets if isinstance(t, ast.Name)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.append(node.target.id)
-    return sorted(n for n in dict.fromkeys(names) if not n.startswith("_"))
+    return list(dict.fromkeys(names))
 
 
 def _check_syntax(text: str, src: Source, mod: str) -> None:
@@ -77,19 +105,20 @@ def _check_syntax(text: str, src: Source, mod: str) -> None:
         compile(text, f"{PACKAGE}.{mod}", "exec")
     except SyntaxError as e:
         raise BuildError(
-            f"syntax error in module {mod!r}: {e.msg}", src.rel, source_line(text, e.lineno or 1)
+            f"syntax error in module {mod!r}: {e.msg}",
+            src.rel,
+            source_line(text, e.lineno or 1, src),
         ) from None
 
 
-def source_line(text: str, lineno: int) -> int | None:
+def source_line(text: str, lineno: int, src: Source) -> int | None:
     """Map a line of a tangled module back to its line in the .pmd via the chunk markers."""
     lines = text.split("\n")
+    by_name = {c.name: c for c in src.chunks if c.name}
     for i in range(min(lineno, len(lines)) - 1, -1, -1):
-        ln = lines[i]
-        if ln.startswith("# --- ") and ln.endswith(" ---"):
-            loc = ln[6:-4].split(" ")[0]
-            header = int(loc.rsplit(":", 1)[1])
-            return header + (lineno - 1 - i)
+        m = MARKER_RE.match(lines[i])
+        if m and m.group("name") in by_name:
+            return by_name[m.group("name")].line + (lineno - 1 - i)
     return None
 
 

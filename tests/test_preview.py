@@ -132,3 +132,24 @@ def test_diagram_renders_offline_in_chromium(page, tmp_path):
     finally:
         browser.close()
     assert text is not None and "输入 x" in text and "RMSNorm" in text
+
+
+def test_math_renders_offline_with_katex_in_chromium(tmp_path):
+    require(mermaid.missing())
+    from buildlib.preview import KATEX_DIST, render_html
+
+    require(None if (KATEX_DIST / "katex.min.js").is_file() else "node_modules/katex missing")
+    page = render_html("## 公式\n\n行内 $r = 1/\\sqrt{x_i^2}$，独立：\n\n$$\\sum_i x_i$$\n", "t")
+    assert "<link" not in page and "url(fonts/" not in page  # fonts inlined, nothing fetched
+    path = tmp_path / "math.html"
+    path.write_text(page, encoding="utf-8")
+    browser = mermaid._Browser(time.monotonic() + 30)
+    try:
+        browser.navigate(path.as_uri())
+        count = browser.evaluate(
+            "document.querySelectorAll('.math .katex').length"
+            " + 10 * document.querySelectorAll('.math.block .katex-display').length"
+        )
+    finally:
+        browser.close()
+    assert count == 12  # both formulas typeset, the block one in display mode

@@ -1,8 +1,53 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.bench: DEVICE, EPS, PEERS and 35 more (see __all__).
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "DEVICE",
+    "EPS",
+    "PEERS",
+    "RMSNORM_SHAPES",
+    "TRAIN_CONFIG",
+    "TRAIN_VARIANTS",
+    "build_variant",
+    "check_targets",
+    "config_candidates",
+    "copy_ceiling",
+    "copy_same_size",
+    "environment",
+    "format_report",
+    "gpu_slug",
+    "graph_ms",
+    "header",
+    "inductor_rmsnorm_code",
+    "liger_rmsnorm_class",
+    "main",
+    "make_norm",
+    "median_ms",
+    "profile_hf_step",
+    "relative_error",
+    "rmsnorm_bytes",
+    "rmsnorm_inputs",
+    "rmsnorm_reference",
+    "strip_paths",
+    "summarize_trace",
+    "sweep_ours",
+    "time_all_rmsnorm",
+    "time_passes",
+    "time_rmsnorm",
+    "time_with_config",
+    "train_model_config",
+    "train_step_bench",
+    "train_table",
+    "write_json",
+    "write_results",
+]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:780 (bench_setup) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_setup
 """GPU benchmark of RMSNorm kernels and a Qwen3 training step -> src_literate/results/<gpu>.json.
 
 Run on one CUDA GPU: `python build.py bench` (= `python -m qwen3_fusion.bench`); `--sweep` times
@@ -49,7 +94,7 @@ TRAIN_CONFIG = {
 }  # fmt: skip
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:829 (bench_environment) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_environment
 def gpu_slug(name: str) -> str:
     """'NVIDIA H200' -> 'h200': the first word of the device name after the vendor."""
     words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w and w not in ("nvidia", "tesla")]
@@ -92,7 +137,7 @@ def header(meta: dict, title: str) -> str:
     return "\n".join([f"# {title}"] + [f"# {k}: {meta[k]}" for k in keys]) + "\n"
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:874 (bench_timing) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_timing
 def median_ms(fn, warmup: int = 25, rep: int = 100) -> float:
     """Median time of fn in ms (do_bench: L2 flushed before each call, warm-up not timed)."""
     from triton.testing import do_bench
@@ -122,7 +167,7 @@ def copy_ceiling(nbytes: int = 2 << 30, timer=median_ms) -> dict:
     return {"bytes": 2 * nbytes, "ms": ms, "gbps": 2 * nbytes / ms / 1e6}
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:906 (bench_impls) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_impls
 def liger_rmsnorm_class():
     """LigerRMSNorm with Qwen3RMSNorm's signature: casting_mode='llama', in_place=False."""
     from liger_kernel.transformers.rms_norm import LigerRMSNorm
@@ -160,7 +205,7 @@ def make_norm(impl: str, n: int, weight: torch.Tensor):
     return mod, mod.weight
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:946 (bench_inputs) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_inputs
 def rmsnorm_inputs(rows: int, n: int, dtype, device=None, seed: int = 0):
     """Fresh random x, weight (around 1) and dy for one shape."""
     device = device or DEVICE
@@ -197,7 +242,7 @@ def rmsnorm_bytes(rows: int, n: int, dtype, direction: str) -> int:
     ) * n * e
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:985 (bench_time_passes) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_time_passes
 def time_passes(fn, weight, x, dy, timer=median_ms, graphs=True):
     """Forward and backward timings of fn: {pass: {ms, ms_eager, timing}}, and (y, dx, dw).
 
@@ -229,7 +274,7 @@ def time_passes(fn, weight, x, dy, timer=median_ms, graphs=True):
     return times, (y, dx, dw)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1019 (bench_rmsnorm_table) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_rmsnorm_table
 def time_rmsnorm(impl, x, w, dy, ref, ceiling_gbps, timer=median_ms, graphs=True) -> list[dict]:
     """One implementation at one shape: time, GB/s, % of the copy ceiling, error vs fp32 HF."""
     rows, n = x.shape
@@ -277,7 +322,7 @@ def time_all_rmsnorm(impls, ceiling_gbps, shapes=RMSNORM_SHAPES, timer=median_ms
     return rows_out, copies
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1069 (bench_model) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_model
 def train_model_config(cfg: dict = TRAIN_CONFIG):
     """Qwen3-0.6B shapes cut to cfg['layers'] layers, sdpa attention."""
     from transformers import Qwen3Config
@@ -314,7 +359,7 @@ def build_variant(variant: str, state: dict, config):
     return torch.compile(model) if variant.startswith("compile") else model
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1108 (bench_train_step) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_train_step
 def train_step_bench(variant: str, state: dict, batch: torch.Tensor, cfg: dict = TRAIN_CONFIG):
     """Median step time (forward, backward, fused AdamW) of one variant, its peak memory and losses."""
     torch.cuda.empty_cache()
@@ -355,7 +400,7 @@ def train_step_bench(variant: str, state: dict, batch: torch.Tensor, cfg: dict =
     return out
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1151 (bench_train_table) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_train_table
 def train_table(variants=TRAIN_VARIANTS, cfg: dict = TRAIN_CONFIG, log=print) -> list[dict]:
     """All variants from the same seeded weights and tokens; speed-up relative to 'hf'."""
     config = train_model_config(cfg)
@@ -384,7 +429,7 @@ def train_table(variants=TRAIN_VARIANTS, cfg: dict = TRAIN_CONFIG, log=print) ->
     return out
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1182 (bench_inductor) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_inductor
 def strip_paths(text: str) -> str:
     """Replace this machine's folders (inductor cache, Python libraries, cwd, home) by tags."""
     import sysconfig
@@ -419,7 +464,7 @@ def inductor_rmsnorm_code(rows: int = 8192, n: int = 1024) -> tuple[str, dict]:
     return "\n".join(parts), info
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1219 (bench_profile) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_profile
 def _union_ms(spans) -> float:
     """Total length in ms of the union of (start_us, dur_us) intervals."""
     total, end = 0.0, float("-inf")
@@ -461,7 +506,7 @@ def profile_hf_step(cfg: dict = TRAIN_CONFIG, short_us: float = 10.0) -> dict:
     return summarize_trace(events, short_us)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1263 (bench_trace) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_trace
 def summarize_trace(events: list, short_us: float = 10.0) -> dict:
     """Numbers for launch overhead from Chrome trace events of one profiled step."""
     spans = [e for e in events if e.get("ph") == "X"]
@@ -495,7 +540,7 @@ def summarize_trace(events: list, short_us: float = 10.0) -> dict:
     }  # fmt: skip
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1299 (bench_targets) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_targets
 def check_targets(res: dict) -> list[dict]:
     """The issue's targets for 'ours' (bf16), each with its measured figure and whether it is met.
 
@@ -525,7 +570,7 @@ def check_targets(res: dict) -> list[dict]:
     return out
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1331 (bench_report) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_report
 def format_report(res: dict) -> str:
     """Plain-text tables: copy ceiling, RMSNorm GB/s (% of copy), training step, targets."""
     c = res["copy"]
@@ -573,7 +618,7 @@ def format_report(res: dict) -> str:
     return "\n".join(lines)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1381 (bench_write) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_write
 def write_json(obj: dict, path: str) -> str:
     """Write obj as indented UTF-8 JSON, creating the folder."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
@@ -595,7 +640,7 @@ def write_results(res: dict, out_dir: str, texts: dict) -> str:
     return write_json(res, os.path.join(out_dir, f"{slug}.json"))
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1405 (bench_candidates) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_candidates
 def config_candidates(n_cols: int, dtype, backward: bool) -> list:
     """tile_config's choice and its one-step neighbours (BLOCK_M, warps, stages, programs/SM)."""
     import triton
@@ -617,7 +662,7 @@ def config_candidates(n_cols: int, dtype, backward: bool) -> list:
     return [make(c) for c in cands]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1429 (bench_sweep) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_sweep
 def time_with_config(direction: str, cfg, x, w, dy, rstd) -> float:
     """Graph-timed forward or backward of our kernels with tile_config forced to cfg for x."""
     import qwen3_fusion.rmsnorm as ours
@@ -666,7 +711,7 @@ def sweep_ours(shapes=RMSNORM_SHAPES, log=print) -> list[dict]:
     return out
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:1480 (bench_main) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_main
 def main(argv=None) -> int:
     """Run everything on the GPU and write the results; exits 2 without a CUDA GPU."""
     p = argparse.ArgumentParser(prog="python -m qwen3_fusion.bench", description=__doc__)
@@ -716,45 +761,3 @@ def main(argv=None) -> int:
 # `python -m qwen3_fusion.bench`; the Jupyter kernel weaving the post is __main__ too, outside the package
 if __name__ == "__main__" and globals().get("__package__") == "qwen3_fusion":
     sys.exit(main())
-
-
-__all__ = [
-    "DEVICE",
-    "EPS",
-    "PEERS",
-    "RMSNORM_SHAPES",
-    "TRAIN_CONFIG",
-    "TRAIN_VARIANTS",
-    "build_variant",
-    "check_targets",
-    "config_candidates",
-    "copy_ceiling",
-    "copy_same_size",
-    "environment",
-    "format_report",
-    "gpu_slug",
-    "graph_ms",
-    "header",
-    "inductor_rmsnorm_code",
-    "liger_rmsnorm_class",
-    "main",
-    "make_norm",
-    "median_ms",
-    "profile_hf_step",
-    "relative_error",
-    "rmsnorm_bytes",
-    "rmsnorm_inputs",
-    "rmsnorm_reference",
-    "strip_paths",
-    "summarize_trace",
-    "sweep_ours",
-    "time_all_rmsnorm",
-    "time_passes",
-    "time_rmsnorm",
-    "time_with_config",
-    "train_model_config",
-    "train_step_bench",
-    "train_table",
-    "write_json",
-    "write_results",
-]

@@ -1,8 +1,22 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.configs: BUILTIN_CONFIGS, ConfigError, QWEN3_0_6B and 4 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "BUILTIN_CONFIGS",
+    "ConfigError",
+    "QWEN3_0_6B",
+    "QWEN3_TINY",
+    "build_model",
+    "load_config",
+    "qwen3_config",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:33 (configs_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::configs_head
 """Qwen3 configurations used by the posts, and model builders that need no downloaded weights.
 
 `qwen3_config("qwen3-0.6b")` has the real Qwen3-0.6B shapes, `qwen3_config("qwen3-tiny")` the
@@ -45,7 +59,7 @@ QWEN3_TINY = dict(
 BUILTIN_CONFIGS = {"qwen3-0.6b": QWEN3_0_6B, "qwen3-tiny": QWEN3_TINY}
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:78 (configs_load) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::configs_load
 class ConfigError(ValueError):
     """A config name or file that cannot be turned into a model."""
 
@@ -88,14 +102,3 @@ def build_model(config, device="cpu", dtype=torch.float32, attn_implementation=N
             config, dtype=dtype, attn_implementation=attn_implementation
         )
     return model.eval()
-
-
-__all__ = [
-    "BUILTIN_CONFIGS",
-    "ConfigError",
-    "QWEN3_0_6B",
-    "QWEN3_TINY",
-    "build_model",
-    "load_config",
-    "qwen3_config",
-]

@@ -1,8 +1,36 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.fusion_groups: EPILOGUE_OPS, MATMULS, OpGraph and 18 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "EPILOGUE_OPS",
+    "MATMULS",
+    "OpGraph",
+    "Statement",
+    "anchor_line",
+    "find_groups",
+    "gemm_epilogues",
+    "is_pointwise",
+    "is_symbolic",
+    "may_fuse",
+    "memory_groups",
+    "merge_siblings",
+    "node_kind",
+    "node_value",
+    "numel",
+    "op_name",
+    "shared_input_matmuls",
+    "statements",
+    "tensor_bytes",
+    "tensor_inputs",
+    "traffic",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:681 (fg_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::fg_head
 """From an exported graph to fusion groups: what each op is, where it comes from, what it moves.
 
 `OpGraph` classifies the nodes of a torch.export graph (gemm / memory / view / skip), reads each
@@ -24,7 +52,7 @@ from torch.utils import _pytree as pytree
 from qwen3_fusion.reading import op_kind
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:705 (node_values) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::node_values
 def _sym(v):
     """An int, or a sympy expression for a size that depends on data (MoE routing)."""
     if isinstance(v, torch.SymInt):
@@ -76,7 +104,7 @@ def tensor_inputs(node) -> list:
     return seen
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:759 (node_kind) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::node_kind
 def node_kind(node) -> str:
     """'gemm', 'memory' (moves data: elementwise, reduction, copy), 'view' or 'skip'."""
     if node.op != "call_function" or not isinstance(node_value(node), (torch.Tensor, tuple, list)):
@@ -117,7 +145,7 @@ def is_pointwise(node) -> bool:
     return torch.Tag.pointwise in getattr(node.target, "tags", ())
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:802 (statements) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::statements
 @dataclass(frozen=True)
 class Statement:
     """One source line inside one module call: where an op comes from at one level."""
@@ -158,7 +186,7 @@ def statements(node) -> tuple:
     return tuple(Statement(m, f["file"], f["line"], f["code"]) for m, f in pairs)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:845 (op_graph) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::op_graph
 class OpGraph:
     """An exported graph with what grouping needs: node kinds, modules, reachability."""
 
@@ -230,7 +258,7 @@ def _module_path(node) -> str:
     return stack[-1][0] if stack else ""
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:919 (may_fuse) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::may_fuse
 def _convex(g: OpGraph, members) -> bool:
     """No path leaves the group through a real op and comes back: one kernel could run it."""
     bits = anc = desc = 0
@@ -247,7 +275,7 @@ def _same_size(a, b) -> bool:
     return bool(na) and sympy.simplify(na - nb) == 0
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:938 (group_rule) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::group_rule
 def may_fuse(g: OpGraph, a, b) -> bool:
     """Whether memory-bound op `a` and its consumer `b` may share one kernel.
 
@@ -281,7 +309,7 @@ def memory_groups(g: OpGraph) -> list:
     return [sorted(s, key=g.index.get) for s in groups.values()]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:974 (merge_siblings) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::merge_siblings
 def anchor_line(g: OpGraph, node) -> Statement:
     """The line a node comes from, seen from outside leaf modules (a norm's call site)."""
     s = g.stmts[node]
@@ -312,7 +340,7 @@ def merge_siblings(g: OpGraph, groups: list) -> list:
     return out
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1007 (shared_input_matmuls) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::shared_input_matmuls
 MATMULS = frozenset("linear mm matmul addmm bmm baddbmm".split())
 # an activation or a loss right after a GEMM: what a GEMM epilogue (or a fused loss) computes
 EPILOGUE_OPS = frozenset(
@@ -367,7 +395,7 @@ def find_groups(g: OpGraph, min_ops: int = 2) -> list:
     return out + [("gemm epilogue", m) for m in gemm_epilogues(g, chains)]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1064 (traffic) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::traffic
 # ops that run as two kernels with a full-size intermediate: cross_entropy = log_softmax + nll
 _TWO_KERNEL_OPS = frozenset({"cross_entropy_loss"})
 
@@ -410,28 +438,3 @@ def traffic(g: OpGraph, members, unused_outputs=()) -> tuple:
         if any(c not in inside and (m not in drop or c.op != "output") for c in g.consumers(m))
     ]
     return unfused, sum(reads.values()) + sum(_out_bytes(m) for m in leaving)
-
-
-__all__ = [
-    "EPILOGUE_OPS",
-    "MATMULS",
-    "OpGraph",
-    "Statement",
-    "anchor_line",
-    "find_groups",
-    "gemm_epilogues",
-    "is_pointwise",
-    "is_symbolic",
-    "may_fuse",
-    "memory_groups",
-    "merge_siblings",
-    "node_kind",
-    "node_value",
-    "numel",
-    "op_name",
-    "shared_input_matmuls",
-    "statements",
-    "tensor_bytes",
-    "tensor_inputs",
-    "traffic",
-]

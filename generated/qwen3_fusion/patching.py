@@ -1,8 +1,17 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.patching: patch_qwen3_rmsnorm, unpatch_qwen3_rmsnorm.
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "patch_qwen3_rmsnorm",
+    "unpatch_qwen3_rmsnorm",
+]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:727 (patching_imports) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::patching_imports
 from torch import nn
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
@@ -21,7 +30,7 @@ def _replace_children(model: nn.Module, make) -> int:
     return count
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:748 (patch_qwen3_rmsnorm) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::patch_qwen3_rmsnorm
 def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
     """Instance patch: each Qwen3RMSNorm in `model` (q_norm, k_norm too) -> TritonRMSNorm.
 
@@ -45,9 +54,3 @@ def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
 def unpatch_qwen3_rmsnorm(model: nn.Module) -> int:
     """Put back the Qwen3RMSNorm objects that patch_qwen3_rmsnorm replaced; -> how many."""
     return _replace_children(model, lambda child: getattr(child, "_qwen3_original", None))
-
-
-__all__ = [
-    "patch_qwen3_rmsnorm",
-    "unpatch_qwen3_rmsnorm",
-]

@@ -1,8 +1,37 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.reading: ExportError, GEMM_OPS, LaunchStats and 19 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二, §三); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "ExportError",
+    "GEMM_OPS",
+    "LaunchStats",
+    "MAYBE_COPY_OPS",
+    "NO_DATA_OPS",
+    "ParamCounts",
+    "SourceSpan",
+    "TraceSummary",
+    "export_graph",
+    "first_sentence",
+    "fx_trace",
+    "github_url",
+    "launch_stats",
+    "op_calls",
+    "op_counts",
+    "op_kind",
+    "package_path",
+    "param_counts",
+    "profile_train_step",
+    "read_chrome_trace",
+    "save_chrome_trace",
+    "source_span",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:165 (reading_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::reading_head
 """Reading a model two ways: statically (structure, source, graphs) and dynamically (profiles).
 
 Static: `param_counts`, `source_span` / `github_url`, `fx_trace`, `export_graph` / `op_counts`.
@@ -21,7 +50,7 @@ import torch
 import transformers
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:184 (param_counts) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::param_counts
 @dataclass(frozen=True)
 class ParamCounts:
     """Parameter counts of a model: each tensor once, and once per name that refers to it."""
@@ -44,7 +73,7 @@ def param_counts(model: torch.nn.Module) -> ParamCounts:
     return ParamCounts(unique=unique, per_name=per_name, shared=shared)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:223 (source_span) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::source_span
 @dataclass(frozen=True)
 class SourceSpan:
     """Where an object is defined: a file of an installed package, first and last line."""
@@ -82,7 +111,7 @@ def github_url(span: SourceSpan) -> str:
     )
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:274 (fx_trace) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::fx_trace
 def fx_trace(module: torch.nn.Module, unwrap_forward: bool = False):
     """torch.fx.symbolic_trace the module: (GraphModule, None), or (None, "Error: first line").
 
@@ -108,7 +137,7 @@ def first_sentence(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[: cut + 1] if cut > 0 else text}"
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:320 (export_graph) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::export_graph
 class ExportError(ValueError):
     """torch.export could not capture the module with the given example inputs."""
 
@@ -133,7 +162,7 @@ def op_counts(program: torch.export.ExportedProgram) -> collections.Counter:
     return collections.Counter(str(n.target) for n in nodes if n.op == "call_function")
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:370 (profile_train_step) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::profile_train_step
 def profile_train_step(model: torch.nn.Module, input_ids: torch.Tensor, warmup: int = 1):
     """Profile one training step (forward with labels, loss, backward) after `warmup` steps.
 
@@ -166,7 +195,7 @@ def op_calls(prof, top: int = 10) -> list:
     return sorted(rows, key=lambda r: (-r[1], r[0]))[:top]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:417 (chrome_trace) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::chrome_trace
 @dataclass(frozen=True)
 class TraceSummary:
     """The shape of a Chrome trace-event file (the JSON Perfetto and chrome://tracing open)."""
@@ -204,7 +233,7 @@ def read_chrome_trace(path) -> TraceSummary:
     return TraceSummary(len(events), dict(phases), dict(names))
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:469 (op_kind) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::op_kind
 # matrix multiplies and attention: the compute-bound ops; the rest is memory-bound
 GEMM_OPS = frozenset(
     "mm bmm addmm baddbmm addmv mv matmul linear convolution conv1d conv2d conv3d "
@@ -247,7 +276,7 @@ def _holds_tensors(t) -> bool:
     return isinstance(t, torch.TensorType)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:512 (launch_stats) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::launch_stats
 @dataclass(frozen=True)
 class LaunchStats:
     """What one profiled step asks of the machine, counted; the two times vary run to run."""
@@ -286,29 +315,3 @@ def launch_stats(prof) -> LaunchStats:
         cpu_us=sum(e.cpu_time_total for e in outer),
         device_us=sum(k.duration for k in kernels),
     )
-
-
-__all__ = [
-    "ExportError",
-    "GEMM_OPS",
-    "LaunchStats",
-    "MAYBE_COPY_OPS",
-    "NO_DATA_OPS",
-    "ParamCounts",
-    "SourceSpan",
-    "TraceSummary",
-    "export_graph",
-    "first_sentence",
-    "fx_trace",
-    "github_url",
-    "launch_stats",
-    "op_calls",
-    "op_counts",
-    "op_kind",
-    "package_path",
-    "param_counts",
-    "profile_train_step",
-    "read_chrome_trace",
-    "save_chrome_trace",
-    "source_span",
-]

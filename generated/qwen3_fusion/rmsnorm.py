@@ -1,8 +1,28 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.rmsnorm: EagerRMSNormFunction, MAX_HIDDEN, RMSNormFunction and 10 more (see __all__).
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "EagerRMSNormFunction",
+    "MAX_HIDDEN",
+    "RMSNormFunction",
+    "SMEM_BUDGET",
+    "TritonRMSNorm",
+    "bwd_num_programs",
+    "rms_norm",
+    "rms_norm_backward",
+    "rms_norm_backward_torch",
+    "rms_norm_bwd_op",
+    "rms_norm_forward",
+    "rms_norm_fwd_op",
+    "tile_config",
+]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:139 (imports) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::imports
 import functools
 import os
 
@@ -17,7 +37,7 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 SMEM_BUDGET = 160 * 1024  # bytes of pipelined loads a backward program may stage
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:156 (rmsnorm_fwd_kernel) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rmsnorm_fwd_kernel
 @triton.jit
 def _rmsnorm_fwd_kernel(
     x_ptr,  # (n_rows, n_cols) input, unit column stride
@@ -55,7 +75,7 @@ def _rmsnorm_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:198 (tile_config) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::tile_config
 def tile_config(n_cols: int, dtype: torch.dtype, backward: bool = False) -> triton.Config:
     """One config per row width, swept on an H200: BLOCK_M, num_warps, num_stages, PER_SM.
 
@@ -104,7 +124,7 @@ def _sm_count(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:247 (launch) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::launch
 def _vec(*ints: int, element_size: int) -> int:
     """Largest element count of at most 16 bytes that divides every value in ints."""
     vec = 16 // element_size
@@ -127,7 +147,7 @@ def _launch(kernel, grid, args: tuple, tensors, backward: bool) -> None:
     kernel[grid(meta)](*args, **meta, num_warps=config.num_warps)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:272 (check_args) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::check_args
 def _describe(name: str, t: torch.Tensor) -> str:
     return f"{name} of shape {tuple(t.shape)} and dtype {t.dtype} on {t.device}"
 
@@ -162,7 +182,7 @@ def _rows(t: torch.Tensor) -> torch.Tensor:
     return t2 if t2.stride(-1) == 1 else t2.contiguous()
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:307 (rms_norm_forward) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
 def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
 
@@ -186,7 +206,7 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     return out, rstd
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:440 (rms_norm_backward_torch) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward_torch
 def rms_norm_backward_torch(dy, x, weight, rstd):
     """The backward in PyTorch ops (the math, and the fwd-only tier): -> dx, dw."""
     rstd = rstd.unsqueeze(-1)
@@ -197,7 +217,7 @@ def rms_norm_backward_torch(dy, x, weight, rstd):
     return dx.to(x.dtype), dw.to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:455 (rmsnorm_bwd_kernel) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rmsnorm_bwd_kernel
 @triton.jit
 def _rmsnorm_bwd_kernel(
     dy_ptr,  # (n_rows, n_cols) incoming gradient, only read
@@ -246,7 +266,7 @@ def _rmsnorm_bwd_kernel(
     tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:506 (rms_norm_backward) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
@@ -274,7 +294,7 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
     return dx, dw_partial.sum(0).to(weight.dtype)
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:538 (rms_norm_function) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_function
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
 
@@ -316,7 +336,7 @@ class EagerRMSNormFunction(RMSNormFunction):
         return dx, dw, None, None
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:582 (custom_ops) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::custom_ops
 @torch.library.custom_op("qwen3_fusion::rms_norm_fwd", mutates_args=())
 def rms_norm_fwd_op(
     x: torch.Tensor, weight: torch.Tensor, eps: float, triton_backward: bool
@@ -350,7 +370,7 @@ rms_norm_fwd_op.register_autograd(
 )
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:618 (rms_norm) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm
 def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     """Differentiable Qwen3 RMSNorm: x (..., N), weight (N,) -> (..., N).
 
@@ -364,7 +384,7 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
     return EagerRMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
 
 
-# --- src_literate/post2_triton_rmsnorm.pmd:707 (triton_rmsnorm_module) ---
+# %% src_literate/post2_triton_rmsnorm.pmd::triton_rmsnorm_module
 class TritonRMSNorm(nn.Module):
     """Drop-in Qwen3RMSNorm (same weight, variance_epsilon, state_dict) on Triton kernels."""
 
@@ -380,20 +400,3 @@ class TritonRMSNorm(nn.Module):
     def extra_repr(self) -> str:
         shape, eps = tuple(self.weight.shape), self.variance_epsilon
         return f"{shape}, eps={eps}, backward={self.backward_impl!r}"
-
-
-__all__ = [
-    "EagerRMSNormFunction",
-    "MAX_HIDDEN",
-    "RMSNormFunction",
-    "SMEM_BUDGET",
-    "TritonRMSNorm",
-    "bwd_num_programs",
-    "rms_norm",
-    "rms_norm_backward",
-    "rms_norm_backward_torch",
-    "rms_norm_bwd_op",
-    "rms_norm_forward",
-    "rms_norm_fwd_op",
-    "tile_config",
-]

@@ -1,8 +1,27 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""qwen3_fusion.signals: AUTO_CPU_BYTES, Candidate, Instance and 9 more (see __all__).
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "AUTO_CPU_BYTES",
+    "Candidate",
+    "Instance",
+    "SETUP_BYTES",
+    "SIGNALS",
+    "SMALL_BYTES",
+    "format_bytes",
+    "format_table",
+    "main",
+    "profile_nodes",
+    "scan",
+    "scan_config",
+]
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1111 (signals_head) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::signals_head
 """Find operator-fusion candidates in any module torch.export accepts, by four signals.
 
     python -m qwen3_fusion.signals --config qwen3-tiny
@@ -52,7 +71,7 @@ SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--sma
 SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1161 (candidate) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::candidate
 @dataclass(frozen=True)
 class Instance:
     """One occurrence of a candidate: where it is and what it costs for the example shapes.
@@ -111,7 +130,7 @@ def _plain(x):
     return int(x) if hasattr(x, "is_number") else x
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1222 (profile_nodes) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::profile_nodes
 _TAG = "fx_node::"
 
 
@@ -159,7 +178,7 @@ def profile_nodes(gm: torch.fx.GraphModule, flat_inputs: list) -> dict:
     }
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1272 (describe) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::describe
 def _home(g: OpGraph, members, kind: str) -> str:
     """The module a group belongs to: its one leaf module (a norm); for GEMMs in sibling
     Linears, their parent; else the shallowest module whose forward runs part of it."""
@@ -195,7 +214,7 @@ def _one_step(g: OpGraph, members, home: str) -> bool:
     return same <= set(memory)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1310 (pattern) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::pattern
 def _module_stack(node) -> list:
     """[(module path, class path)] of the modules a node was traced in, outermost first."""
     return list(node.meta.get("nn_module_stack", {}).values())
@@ -271,7 +290,7 @@ def _instance(g: OpGraph, kind: str, members, prof: dict) -> Instance:
     )
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1388 (scan) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::scan
 def _example(model, example_inputs, example_kwargs) -> tuple:
     """(args, kwargs) to export with: a bare tensor is one input; models that take `use_cache`
     get use_cache=False (a KV cache is not a tensor export can return)."""
@@ -340,7 +359,7 @@ def scan(
     return _rank([c for c in cands if not c.setup or _at_least(c.bytes_saved, setup_bytes)])
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1457 (signal_rules) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::signal_rules
 def _fire(c: Candidate, chain: bool, one_step: bool, small_bytes: int) -> Candidate:
     """Set the signals a candidate fires (see SIGNALS); a symbolic size fires no size test."""
     fired = {
@@ -354,7 +373,7 @@ def _fire(c: Candidate, chain: bool, one_step: bool, small_bytes: int) -> Candid
     return c
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1471 (rank) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::rank
 def _at_least(n, limit) -> bool:
     """n >= limit for a byte count; False when n is symbolic (its size is unknown)."""
     return not is_symbolic(n) and not is_symbolic(limit) and n >= limit
@@ -374,7 +393,7 @@ def _rank(cands: list) -> list:
     return cands
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1491 (format_table) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::format_table
 def format_bytes(n) -> str:
     """Decimal units, as bandwidths are quoted (1 MB = 1e6 bytes); symbols stay symbols."""
     if is_symbolic(n):
@@ -412,7 +431,7 @@ def format_table(cands: list, timings: bool = False, width: int = 36) -> str:
     return "\n".join(rows)
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1531 (cli_parser) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::cli_parser
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (exit code 2, as argparse does)."""
 
@@ -468,7 +487,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1587 (scan_config) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::scan_config
 AUTO_CPU_BYTES = 1 << 30  # without --device, weights larger than this stay on meta
 
 
@@ -549,7 +568,7 @@ def scan_config(
     return cands, meta
 
 
-# --- src_literate/post1_qwen3_fusion_reading.pmd:1668 (cli_main) ---
+# %% src_literate/post1_qwen3_fusion_reading.pmd::cli_main
 @contextlib.contextmanager
 def _quiet_stderr():
     """Silence what C++ libraries write to stderr (the profiler's start and stop lines)."""
@@ -605,19 +624,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__" and globals().get("__file__", "").endswith("signals.py"):
     sys.exit(main())  # as `python -m qwen3_fusion.signals`; not when the chunk runs in a notebook
-
-
-__all__ = [
-    "AUTO_CPU_BYTES",
-    "Candidate",
-    "Instance",
-    "SETUP_BYTES",
-    "SIGNALS",
-    "SMALL_BYTES",
-    "format_bytes",
-    "format_table",
-    "main",
-    "profile_nodes",
-    "scan",
-    "scan_config",
-]

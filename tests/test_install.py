@@ -1,0 +1,73 @@
+"""`pip install .` in a fresh virtual environment gives the package and the scanner command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> Path:
+    """A venv that sees this machine's torch (so no CUDA build is pulled) and holds our package."""
+    root = tmp_path_factory.mktemp("venv")
+    src = root / "src"
+    # a copy, so that the build's egg-info and build/ never land in the repository
+    shutil.copytree(
+        REPO,
+        src,
+        ignore=shutil.ignore_patterns(".git", "node_modules", "preview", "*.pyc", "__pycache__"),
+    )
+    # build the wheel with this interpreter's setuptools (offline), then install it into the venv,
+    # whose dependencies (torch, triton, transformers, numpy) this machine's site-packages satisfy
+    wheels = root / "wheels"
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + ["-w", str(wheels), str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    env = root / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env)], check=True)
+    (wheel,) = wheels.glob("qwen3_fusion-*.whl")
+    res = subprocess.run(
+        [str(env / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    return env
+
+
+def run_in(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["TRITON_INTERPRET"] = "1"
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=venv)
+
+
+def test_the_package_installs_outside_the_repository(venv):
+    res = run_in(
+        venv,
+        str(venv / "bin" / "python"),
+        "-c",
+        "import qwen3_fusion.rmsnorm as r, qwen3_fusion.signals as s; print(r.__file__)",
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "site-packages" in res.stdout and str(REPO) not in res.stdout
+
+
+def test_the_console_script_scans_a_model(venv):
+    scan = venv / "bin" / "qwen3-fusion-scan"
+    assert scan.exists()
+    res = run_in(venv, str(scan), "--help")
+    assert res.returncode == 0 and "usage" in res.stdout.lower()
+    res = run_in(venv, str(scan), "--config", "qwen3-tiny", "--layers", "1", "--seq", "16")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "rmsnorm" in res.stdout.lower() or "RMSNorm" in res.stdout
