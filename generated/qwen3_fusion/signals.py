@@ -417,7 +417,8 @@ def format_table(cands: list, timings: bool = False, width: int = 36) -> str:
     head += ("  cpu_us dev_us" if timings else "") + "  where"
     rows = [head, "-" * len(head)]
     for c in cands:
-        label = textwrap.wrap(c.label, width, break_long_words=False, break_on_hyphens=False)
+        text = c.label + (" (setup: once per forward)" if c.setup else "")
+        label = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
         row = f"{c.rank:>2}  {label[0]:<{width}} {c.occurrences:>3} {len(c.ops):>3} "
         row += f"{c.launches:>6} {_cell(format_bytes(c.bytes_unfused), 9)} "
         row += f"{_cell(format_bytes(c.bytes_fused), 9)} {_cell(format_bytes(c.bytes_saved), 9)} "
