@@ -328,7 +328,8 @@ def merge_siblings(g: OpGraph, groups: list) -> list:
     for grp in groups:
         owners = {g.owner(m) for m in grp}
         for prev in out:
-            shared = {p for p in _inputs(g, grp) & _inputs(g, prev) if g.kind[p] == "memory"}
+            # a tensor computed in the graph (not an input or a weight) that both read
+            shared = {p for p in _inputs(g, grp) & _inputs(g, prev) if p.op == "call_function"}
             same_owner = len(owners) == 1 and owners == {g.owner(m) for m in prev}
             same_work = g.live[grp[0]] == g.live[prev[0]]  # mask work stays apart
             if same_owner and same_work and shared and _convex(g, set(prev) | set(grp)):
