@@ -205,11 +205,24 @@ def test_with_labels_lm_head_and_cross_entropy_are_one_candidate():
     assert "one_step" in ce.signals
 
 
-def test_train_flag_scans_train_mode_with_the_loss(capsys):
+def test_train_flag_scans_forward_and_backward(capsys):
     assert main(["--config", "qwen3-tiny", "--seq", "8", "--train", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["meta"]["train"] is True
-    assert any("cross_entropy_loss" in c["ops"] for c in data["candidates"])
+    labels = [c["label"] for c in data["candidates"]]
+    # RMSNorm's backward, with the gradient of the residual stream added in, and SwiGLU's
+    assert "Qwen3RMSNorm (backward)" in labels
+    assert "Qwen3MLP: mul + act_fn (backward)" in labels
+    # the loss: lm_head, log-softmax, nll and their backward in one fused kernel (Liger's FLCE)
+    ce = [c for c in data["candidates"] if "nll_loss_backward" in c["ops"]]
+    assert any(c["kind"] == "gemm epilogue" and "lm_head" in c["label"] for c in ce)
+    # a Linear's two backward GEMMs both read dY: not a merge candidate
+    assert not any("+gate_proj" in lb for lb in labels)
+
+
+def test_backward_needs_a_loss():
+    with pytest.raises(ExportError, match="needs a loss"):
+        scan(_tiny(), IDS[:, :8], backward=True)
 
 
 def test_traffic_of_rmsnorm_at_qwen3_0_6b_shapes_without_weights():

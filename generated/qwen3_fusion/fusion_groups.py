@@ -105,6 +105,10 @@ def tensor_inputs(node) -> list:
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::node_kind
+# GEMMs op_kind does not list: MoE grouped matmuls, attention and convolution backward
+_GEMM_LIKE = ("grouped_mm", "scaled_dot_product", "flash_attention", "convolution_backward")
+
+
 def node_kind(node) -> str:
     """'gemm', 'memory' (moves data: elementwise, reduction, copy), 'view' or 'skip'."""
     if node.op != "call_function" or not isinstance(node_value(node), (torch.Tensor, tuple, list)):
@@ -112,7 +116,7 @@ def node_kind(node) -> str:
     if node.target is operator.getitem:
         return "view"  # one output of a multi-output op
     name = getattr(node.target, "__name__", str(node.target))
-    if "grouped_mm" in name:  # MoE experts: aten._grouped_mm or transformers' fallback op
+    if any(s in name for s in _GEMM_LIKE):
         return "gemm"
     kind = op_kind(name)
     if kind == "maybe_copy":
@@ -190,7 +194,9 @@ def statements(node) -> tuple:
 class OpGraph:
     """An exported graph with what grouping needs: node kinds, modules, reachability."""
 
-    def __init__(self, gm: torch.fx.GraphModule, model: torch.nn.Module):
+    def __init__(self, gm: torch.fx.GraphModule, model: torch.nn.Module, live_inputs=None):
+        """live_inputs: names of the placeholders that hold weights or data (default: the
+        floating-point placeholders; weights are get_attr nodes in an exported graph)."""
         self.nodes = list(gm.graph.nodes)
         self.index = {n: i for i, n in enumerate(self.nodes)}
         self.kind = {n: node_kind(n) for n in self.nodes}
@@ -209,9 +215,14 @@ class OpGraph:
             if n in self.stmts:
                 self.real |= 1 << self.index[n]
             val = node_value(n)
-            source = (n.op == "get_attr" and n.target in params) or (
-                n.op == "placeholder" and isinstance(val, torch.Tensor) and val.is_floating_point()
-            )
+            if n.op == "placeholder" and live_inputs is not None:
+                source = n.name in live_inputs
+            else:
+                source = (n.op == "get_attr" and n.target in params) or (
+                    n.op == "placeholder"
+                    and isinstance(val, torch.Tensor)
+                    and val.is_floating_point()
+                )
             self.live[n] = source or any(self.live[a] for a in n.all_input_nodes)
         self.desc = {n: 0 for n in self.nodes}  # node -> bitset of every node that depends on it
         for n in reversed(self.nodes):
@@ -359,7 +370,8 @@ def shared_input_matmuls(g: OpGraph) -> list:
     by_input = collections.defaultdict(list)
     for n in g.nodes:
         base = op_name(n)
-        if g.kind[n] == "gemm" and base in ("linear", "mm", "matmul", "addmm"):
+        forward = not n.meta.get("backward")  # a Linear's two backward GEMMs share dY
+        if g.kind[n] == "gemm" and base in ("linear", "mm", "matmul", "addmm") and forward:
             args = tensor_inputs(n)
             by_input[g.root(args[1] if base == "addmm" else args[0])].append(n)
     return [ms for ms in by_input.values() if len(ms) > 1]

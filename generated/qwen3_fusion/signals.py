@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.signals: AUTO_CPU_BYTES, Candidate, Instance and 9 more (see __all__).
+"""qwen3_fusion.signals: AUTO_CPU_BYTES, Candidate, Instance and 10 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
@@ -14,6 +14,7 @@ __all__ = [
     "SMALL_BYTES",
     "format_bytes",
     "format_table",
+    "joint_graph",
     "main",
     "profile_nodes",
     "scan",
@@ -47,6 +48,9 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 
 import torch
+import torch.fx.traceback as fx_traceback
+from torch._functorch._aot_autograd.logging_utils import setup_stacktrace_preservation_hooks
+from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
 
 from qwen3_fusion.configs import ConfigError, build_model, load_config
@@ -256,8 +260,19 @@ def _pattern(g: OpGraph, kind: str, members, types: dict) -> tuple:
     """(key, label) of a group: occurrences with equal keys are one candidate.
 
     The key holds the home module's class, the parts and the ops, not line numbers: the same
-    computation written on one line or on two is one candidate.
+    computation written on one line or on two is one candidate. In a training step's graph the
+    label says which pass: "(backward)", or "(fwd+bwd)" when a group spans both.
     """
+    key, label = _describe(g, kind, members, types)
+    passes = {bool(m.meta.get("backward")) for m in members}
+    if passes == {False}:
+        return key, label
+    which = "backward" if passes == {True} else "fwd+bwd"
+    return (*key, which), f"{label} ({which})"
+
+
+def _describe(g: OpGraph, kind: str, members, types: dict) -> tuple:
+    """(key, label) of a group, whatever the pass."""
     home = _home(g, members, kind)
     mtype, ops = types.get(home, "?"), _ops(members)
     if kind == "shared-input matmuls":
@@ -330,17 +345,22 @@ def scan(
     min_ops=2,
     small_bytes=SMALL_BYTES,
     setup_bytes=SETUP_BYTES,
+    backward=False,
 ) -> list:
     """Ranked fusion candidates of `model` for the example inputs (see the module docstring).
 
     example_inputs: a tensor or a tuple of positional inputs. profile=None profiles unless the
     model or the inputs are on the meta device; without a profile every op counts as one
-    launch. Raises ExportError if torch.export rejects the model or the inputs.
+    launch. backward=True scans one training step, forward and backward (the outputs must
+    hold a loss: pass labels). Raises ExportError if torch.export rejects the model or inputs.
     """
     args, kwargs = _example(model, example_inputs, example_kwargs)
-    gm = export_graph(model, args, kwargs).module()
-    g = OpGraph(gm, model)
-    flat = pytree.tree_leaves((args, kwargs))
+    if backward:
+        gm, flat, live = joint_graph(model, args, kwargs)
+    else:
+        gm, flat, live = export_graph(model, args, kwargs).module(), None, None
+    g = OpGraph(gm, model, live)
+    flat = flat if backward else pytree.tree_leaves((args, kwargs))
     tensors = [t for t in flat if isinstance(t, torch.Tensor)] + list(model.parameters())
     if profile is None:
         profile = not any(t.is_meta for t in tensors)
@@ -360,6 +380,64 @@ def scan(
         found[key].instances.append(_instance(g, kind, members, prof))
     cands = [_fire(c, *facts[k], small_bytes) for k, c in found.items()]
     return _rank([c for c in cands if not c.setup or _at_least(c.bytes_saved, setup_bytes)])
+
+
+# %% src_literate/post1_qwen3_fusion_reading.pmd::train_graph
+def _loss(outputs):
+    """The first scalar floating-point tensor among a model's outputs (HF puts loss first)."""
+    for t in pytree.tree_leaves(outputs):
+        if isinstance(t, torch.Tensor) and t.dim() == 0 and t.is_floating_point():
+            return t
+    raise ExportError("backward=True needs a loss among the outputs: pass labels (or a loss)")
+
+
+def joint_graph(model, args, kwargs) -> tuple:
+    """(GraphModule, flat inputs, live inputs) of one training step, forward and backward.
+
+    The model is exported (module paths and source lines land in node.meta), then its graph is
+    traced again by make_fx while autograd differentiates the loss; each backward op takes the
+    module path and lines of the forward op it differentiates (autograd's sequence number) and
+    node.meta["backward"] = True. Flat inputs: trainable weights, other weights and buffers,
+    then the example inputs; live inputs: the names of the placeholders that are weights or
+    floating-point inputs.
+    """
+    gm = export_graph(model, args, kwargs).module()
+    named = dict(gm.named_parameters())
+    canon = {id(p): k for k, p in named.items()}
+    alias = {k: canon[id(p)] for k, p in gm.named_parameters(remove_duplicate=False)}
+    train = {k: p for k, p in named.items() if p.requires_grad}
+    rest = {**{k: p for k, p in named.items() if k not in train}, **dict(gm.named_buffers())}
+    inputs = pytree.tree_leaves((args, kwargs))
+
+    def step(weights, others, inputs):
+        values = {k: weights[c] if c in weights else others[c] for k, c in alias.items()}
+        with torch.nn.utils.stateless._reparametrize_module(gm, {**others, **values}):
+            loss = _loss(torch.fx.Interpreter(gm).run(*inputs))
+        setup_stacktrace_preservation_hooks([loss.grad_fn])  # seq_nr on backward nodes
+        return loss, torch.autograd.grad(loss, list(weights.values()), allow_unused=True)
+
+    with fx_traceback.preserve_node_meta():
+        joint = make_fx(step, tracing_mode="fake")(train, rest, inputs)
+    forward = {}
+    for n in joint.graph.nodes:
+        if n.meta.get("nn_module_stack"):
+            forward.setdefault(n.meta.get("seq_nr"), n)
+    for n in joint.graph.nodes:
+        src = forward.get(n.meta.get("seq_nr"))
+        if n.op == "call_function" and not n.meta.get("nn_module_stack") and src is not None:
+            # autograd's own ops (gradient accumulation) carry the root's number: they take
+            # the place of the deepest backward op they read
+            read = [a for a in n.all_input_nodes if a.meta.get("backward")]
+            deeper = max(read, key=lambda a: len(a.meta["nn_module_stack"]), default=None)
+            if len(src.meta["nn_module_stack"]) <= 1 and deeper is not None:
+                src = deeper
+            n.meta.update(nn_module_stack=src.meta["nn_module_stack"], backward=True)
+            n.meta["stack_trace"] = src.meta.get("stack_trace")
+    flat = pytree.tree_leaves((train, rest, inputs))
+    weights = [True] * len(train) + [k in named for k in rest]
+    weights += [isinstance(t, torch.Tensor) and t.is_floating_point() for t in inputs]
+    holders = [n.name for n in joint.graph.nodes if n.op == "placeholder"]
+    return joint, flat, {h for h, w in zip(holders, weights, strict=True) if w}
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::signal_rules
@@ -478,7 +556,7 @@ def _parser() -> argparse.ArgumentParser:
         help="attention implementation (default sdpa, transformers' default); eager shows "
         "the softmax path",
     )
-    p.add_argument("--train", action="store_true", help="train mode, with labels and the loss")
+    p.add_argument("--train", action="store_true", help="one training step: labels, loss, backward")
     p.add_argument(
         "--small-mb",
         type=_positive(float),
@@ -550,7 +628,7 @@ def scan_config(
     ids = torch.randint(0, vocab, (batch, seq), device=device)
     kwargs = {"labels": ids} if train else {}
     try:
-        cands = scan(model, (ids,), kwargs, small_bytes=small_bytes)
+        cands = scan(model, (ids,), kwargs, small_bytes=small_bytes, backward=train)
     except (RuntimeError, ValueError, TypeError) as e:
         if isinstance(e, ExportError):
             raise
