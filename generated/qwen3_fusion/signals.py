@@ -49,7 +49,6 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 import torch.fx.traceback as fx_traceback
-from torch._functorch._aot_autograd.logging_utils import setup_stacktrace_preservation_hooks
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
 
@@ -401,6 +400,9 @@ def joint_graph(model, args, kwargs) -> tuple:
     then the example inputs; live inputs: the names of the placeholders that are weights or
     floating-point inputs.
     """
+    # private, stable since torch 2.1: what aot_autograd uses to number backward nodes
+    from torch._functorch._aot_autograd.logging_utils import setup_stacktrace_preservation_hooks
+
     gm = export_graph(model, args, kwargs).module()
     named = dict(gm.named_parameters())
     canon = {id(p): k for k, p in named.items()}
