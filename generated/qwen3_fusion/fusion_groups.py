@@ -288,27 +288,20 @@ def _same_size(a, b) -> bool:
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::group_rule
 def may_fuse(g: OpGraph, a, b) -> bool:
-    """Whether memory-bound op `a` and its consumer `b` may share one kernel.
-
-    Yes when one module's forward runs both, on whatever source lines (a leaf module's ops, a
-    norm's, count as its caller's); and when an elementwise op of the same size feeds a leaf
-    module called elsewhere (the residual add of one layer and the norm of the next). Work
-    that needs no weight (masks, positions) never joins work that does.
-    """
-    if g.live[a] != g.live[b]:
+    """Whether memory-bound op `a` and its consumer `b` may share one kernel."""
+    if g.live[a] != g.live[b]:  # mask / position work never joins work on weights
         return False
-    if g.owner(a) == g.owner(b):
-        return True
+    if g.owner(a) == g.owner(b):  # one module's forward, whatever the lines; a norm's ops count
+        return True  # as its caller's
+    # an elementwise op feeding a norm called elsewhere: residual add + next layer's norm
     return g.in_leaf(b) and not g.in_leaf(a) and is_pointwise(a) and _same_size(a, b)
 
 
 def memory_groups(g: OpGraph) -> list:
-    """Vertical fusion in graph order: each memory-bound op joins the groups of the producers
-    it may fuse with, unless a path would leave the group through another op and come back."""
+    """Vertical fusion in graph order: each op joins its producers' groups while no path
+    leaves the group through another op and comes back (one kernel could run it)."""
     group_of, groups, fresh = {}, {}, 0
-    for b in g.nodes:
-        if g.kind[b] != "memory":
-            continue
+    for b in (n for n in g.nodes if g.kind[n] == "memory"):
         merged = {b}
         for p in g.producers(b):
             gid = group_of.get(p)
