@@ -38,7 +38,11 @@ BANNER_PACKAGES = ("torch", "triton", "transformers")
 GPU_NOTE = "> **需要 GPU**：{why}（构建本文的 CPU 机器上未执行这段代码）"
 # ANSI colour codes that IPython puts into tracebacks
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-PACKAGE_REF = re.compile(rf"\b{PACKAGE}(?:\.(\w+))?")
+PACKAGE_REF = re.compile(rf"(?<![\w.]){PACKAGE}\.(\w+)")  # not torch.ops.qwen3_fusion.<op>
+# `from qwen3_fusion import x` or `import qwen3_fusion`: may reach any module
+BARE_IMPORT = re.compile(
+    rf"^\s*(?:from\s+{PACKAGE}\s+import\b|import\s+{PACKAGE}\s*(?:$|as\b|,))", re.M
+)
 
 
 def package_versions(names=KEY_PACKAGES) -> dict[str, str]:
@@ -78,8 +82,11 @@ def imported_modules(code: str, package: dict[str, str]) -> set[str]:
     todo = [code]
     while todo:
         text = todo.pop()
-        for m in PACKAGE_REF.finditer(text):
-            name = m.group(1)
+        names = [m.group(1) for m in PACKAGE_REF.finditer(text)]
+        if BARE_IMPORT.search(text):
+            names = list(by_module)
+        for name in names:
+            # a name that is no module (a sub-package) may reach any module
             targets = [name] if name in by_module else list(by_module)
             for t in targets:
                 rel = by_module[t]

@@ -81,11 +81,12 @@ def test_fx_traces_mlp_and_norm_but_not_attention():
     assert err is None and "silu" in str(gm.graph)
     gm, err = fx_trace(layer.input_layernorm)
     assert err is None and "rsqrt" in str(gm.graph)
+    # the error's type differs between torch versions (ValueError, TraceError): not asserted
     gm, err = fx_trace(layer.self_attn)
-    assert gm is None and err.startswith("ValueError")
+    assert gm is None and err and ": " in err
     # past the decorator, FX stops where Python needs real values: unpacking a shape
     gm, err = fx_trace(layer.self_attn, unwrap_forward=True)
-    assert gm is None and err.startswith("TraceError: Proxy object cannot be iterated")
+    assert gm is None and "Proxy object cannot be iterated" in err
     assert type(layer.self_attn).__name__ == "Qwen3Attention"  # the module itself is unchanged
 
 

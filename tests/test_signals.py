@@ -10,8 +10,9 @@ import pytest
 import qwen3_fusion
 import torch
 from qwen3_fusion.configs import ConfigError, build_model, load_config, qwen3_config
+from qwen3_fusion.fusion_groups import is_symbolic
 from qwen3_fusion.reading import ExportError
-from qwen3_fusion.signals import SIGNALS, format_table, main, scan
+from qwen3_fusion.signals import format_bytes, format_table, main, scan
 from torch import nn
 
 
@@ -56,13 +57,13 @@ X = torch.randn(64, 32)  # 8192 bytes in float32
 def test_on_a_gpu_the_profile_counts_kernels_and_cpu_time():
     # the CUDA profile holds each node's range twice (CPU side, GPU side); the CPU one counts
     (c,) = scan(FiveOps(), (X.cuda(),))
-    assert c.launches == 5  # one elementwise kernel per op
+    assert c.launches == 5  # one elementwise kernel per op, its range's annotation not counted
     assert c.instances[0].cpu_us > 0 and c.instances[0].device_us > 0
 
 
 @pytest.mark.parametrize("model", [FiveOps(), LinearThenFiveOps()])
 def test_a_chain_of_five_elementwise_ops_is_flagged(model):
-    cands = scan(model, (X,))
+    cands = [c for c in scan(model, (X,)) if c.kind == "memory-bound chain"]
     assert len(cands) == 1
     c = cands[0]
     assert c.kind == "memory-bound chain" and c.ops == ("mul", "add", "sin", "relu", "sub")
@@ -85,16 +86,32 @@ def test_matmuls_sharing_an_input_read_it_once_when_merged():
     assert "one_step" in c.signals and "memory_bound_chain" not in c.signals
 
 
-@pytest.fixture(scope="module")
-def qwen3_tiny_candidates():
-    layers = 2
+LAYERS = 2
+
+
+def _tiny(attn="sdpa", train=False):
     model = build_model(
-        qwen3_config("qwen3-tiny", num_hidden_layers=layers),
+        qwen3_config("qwen3-tiny", num_hidden_layers=LAYERS),
         dtype=torch.bfloat16,
-        attn_implementation="eager",
+        attn_implementation=attn,
     )
-    ids = torch.randint(0, 256, (1, 32))
-    return layers, scan(model, (ids,), {"use_cache": False})
+    return model.train(train)
+
+
+IDS = torch.randint(0, 256, (2, 32), generator=torch.Generator().manual_seed(0))
+MASK = torch.ones(2, 32, dtype=torch.long).index_fill_(1, torch.arange(28, 32), 0)  # padding
+
+
+@pytest.fixture(scope="module", params=["sdpa", "eager", "train", "mask"])
+def qwen3_tiny_candidates(request):
+    """Qwen3 tiny scanned as users call it: HF's default sdpa, eager, train mode with labels
+    (the loss), and with a padding attention mask."""
+    case = request.param
+    model = _tiny("eager" if case == "eager" else "sdpa", train=case == "train")
+    kwargs = {"labels": IDS} if case == "train" else {}
+    if case == "mask":
+        kwargs["attention_mask"] = MASK
+    return case, scan(model, IDS, kwargs)  # a bare tensor is one input; use_cache is added
 
 
 def _find(cands, pred):
@@ -111,55 +128,208 @@ def _line(source):
     return open(modeling_qwen3.__file__, encoding="utf-8").read().split("\n")[line - 1]
 
 
-def test_qwen3_rmsnorm_all_four_signals(qwen3_tiny_candidates):
-    layers, cands = qwen3_tiny_candidates
-    c = _find(cands, lambda c: c.module_type == "Qwen3RMSNorm")
-    assert c.occurrences == 4 * layers + 1  # input, post-attention, q, k per layer + final norm
-    assert c.ops == ("to", "pow", "mean", "add", "rsqrt", "mul", "to", "mul")
-    assert set(c.signals) == set(SIGNALS)
-    modules = {i.module.rsplit(".", 1)[-1] for i in c.instances}
-    assert modules == {"input_layernorm", "post_attention_layernorm", "q_norm", "k_norm", "norm"}
+def _norm_modules(cands) -> list:
+    """Every RMSNorm module some candidate covers (one entry per instance)."""
+    found = []
+    for c in cands:
+        for i in c.instances:
+            if c.module_type == "Qwen3RMSNorm":
+                found.append(i.module)
+    return found
 
 
-def test_qwen3_rope_swiglu_softmax_qkv(qwen3_tiny_candidates):
-    layers, cands = qwen3_tiny_candidates
-    rope = _find(cands, lambda c: "cat" in c.ops and c.module_type == "Qwen3Attention")
-    assert "apply_rotary_pos_emb(" in _line(rope.instances[0].source)
-    assert rope.ops.count("cat") == 2  # q and k are rotated in one group: they share cos, sin
-    swiglu = _find(cands, lambda c: c.ops == ("silu", "mul"))
+def test_every_rmsnorm_rope_and_swiglu_is_found(qwen3_tiny_candidates):
+    # the bug this guards: a merged group's id reused, so later groups overwrote earlier ones
+    case, cands = qwen3_tiny_candidates
+    chains = [c for c in cands if c.kind == "memory-bound chain"]
+    rms_ops = ("pow", "mean", "add", "rsqrt", "mul", "mul")
+    covered = 0
+    for c in chains:
+        ops = [o for o in c.ops if o != "to"]  # bf16 <-> fp32 casts
+        covered += c.occurrences * sum(
+            ops[i : i + len(rms_ops)] == list(rms_ops) for i in range(len(ops))
+        )
+    assert covered == 4 * LAYERS + 1, (case, [c.label for c in chains])
+    # RoPE on q and on k (one rotate_half cat each), joined with the q/k norms feeding them;
+    # transformers 5.24 gives one group per layer (q, k share cos and sin), 5.17 two
+    ropes = [c for c in chains if "cat" in c.ops and c.module_type == "Qwen3Attention"]
+    assert sum(c.ops.count("cat") * c.occurrences for c in ropes) == 2 * LAYERS
+    assert all(c.occurrences == LAYERS for c in ropes)
+    labels = " ".join(c.label for c in ropes)
+    assert "q_norm" in labels and "k_norm" in labels
+    rope = ropes[0]
+    swiglu = _find(chains, lambda c: c.ops == ("silu", "mul"))
     assert swiglu.module_type == "Qwen3MLP" and "one_step" in swiglu.signals
+    qkv = _find(cands, lambda c: c.label.endswith("q_proj+k_proj+v_proj"))
+    assert qkv.kind == "shared-input matmuls" and qkv.occurrences == LAYERS
+    for c in (rope, swiglu, qkv):
+        assert "repeated" in c.signals and c.bytes_fused < c.bytes_unfused
+
+
+def test_residual_add_joins_the_norm_after_it(qwen3_tiny_candidates):
+    _, cands = qwen3_tiny_candidates
+    post = _find(cands, lambda c: c.label.endswith("add + post_attention_layernorm"))
+    assert post.occurrences == LAYERS and post.ops[0] == "add"
+    assert "hidden_states = residual + hidden_states" in _line(post.instances[0].source)
+    # the add closing one layer and the norm opening the next (or the final norm)
+    nxt = _find(cands, lambda c: c.label.endswith("add + input_layernorm"))
+    final = _find(cands, lambda c: c.label.endswith("add + norm"))
+    assert nxt.occurrences == LAYERS - 1 and final.occurrences == 1
+
+
+def test_mask_and_position_chains_do_not_rank_first(qwen3_tiny_candidates):
+    case, cands = qwen3_tiny_candidates
+    assert not cands[0].setup
+    for c in cands:
+        if c.setup:  # reported only when they would save a lot, and after everything else
+            assert c.bytes_saved >= 64 << 10 and c.rank > sum(not d.setup for d in cands)
+    assert [c.rank for c in cands] == list(range(1, len(cands) + 1))
+    saved = [c.bytes_saved for c in cands if not c.setup]
+    assert saved == sorted(saved, reverse=True), case  # most bytes saved per step first
+
+
+def test_eager_attention_shows_the_softmax_chain():
+    cands = scan(_tiny("eager"), IDS)
     softmax = _find(cands, lambda c: "softmax" in c.ops)
     assert "attention_interface(" in _line(softmax.instances[0].source)
-    assert "one_step" not in softmax.signals  # the matmuls around it belong to the same line
-    qkv = _find(cands, lambda c: c.label.endswith("q_proj+k_proj+v_proj"))
-    assert qkv.kind == "shared-input matmuls" and qkv.occurrences == layers
-    for c in (rope, swiglu, softmax, qkv):
-        assert c.occurrences == layers and "repeated" in c.signals
-        assert c.bytes_fused < c.bytes_unfused
+    assert softmax.occurrences == LAYERS
+
+
+def test_with_labels_lm_head_and_cross_entropy_are_one_candidate():
+    cands = scan(_tiny(), IDS, {"labels": IDS})
+    ce = _find(cands, lambda c: "cross_entropy_loss" in c.ops and c.kind == "gemm epilogue")
+    assert ce.kind == "gemm epilogue" and ce.label.startswith("Qwen3ForCausalLM: lm_head ->")
+    # the bf16 logits are never written, nor their fp32 copy, nor the log-probs
+    logits = 2 * 32 * 256
+    assert ce.bytes_saved >= logits * 2 + logits * 4 * 2
+    assert "one_step" in ce.signals
+
+
+def test_train_flag_scans_forward_and_backward(capsys):
+    assert main(["--config", "qwen3-tiny", "--seq", "8", "--train", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["meta"]["train"] is True
+    labels = [c["label"] for c in data["candidates"]]
+    # RMSNorm's backward, with the gradient of the residual stream added in, and SwiGLU's
+    assert "Qwen3RMSNorm (backward)" in labels
+    assert "Qwen3MLP: mul + act_fn (backward)" in labels
+    # the loss: lm_head, log-softmax, nll and their backward in one fused kernel (Liger's FLCE)
+    ce = [c for c in data["candidates"] if "nll_loss_backward" in c["ops"]]
+    assert any(c["kind"] == "gemm epilogue" and "lm_head" in c["label"] for c in ce)
+    # a Linear's two backward GEMMs both read dY: not a merge candidate
+    assert not any("+gate_proj" in lb for lb in labels)
+
+
+def test_backward_needs_a_loss():
+    with pytest.raises(ExportError, match="needs a loss"):
+        scan(_tiny(), IDS[:, :8], backward=True)
 
 
 def test_traffic_of_rmsnorm_at_qwen3_0_6b_shapes_without_weights():
     seq = 128
     model = build_model(
-        qwen3_config("qwen3-0.6b", num_hidden_layers=1),
-        device="meta",
-        dtype=torch.bfloat16,
-        attn_implementation="eager",
+        qwen3_config("qwen3-0.6b", num_hidden_layers=1), device="meta", dtype=torch.bfloat16
     )
     ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
-    cands = scan(model, (ids,), {"use_cache": False})
+    cands = scan(model, (ids,))
     norm = _find(cands, lambda c: c.module_type == "Qwen3RMSNorm")
-    first = next(i for i in norm.instances if i.module.endswith("input_layernorm"))
+    (first,) = norm.instances
+    assert first.module.endswith("input_layernorm")
     # fused: read x and the weight, write y, all bf16; unprofiled: one launch per op
     assert first.bytes_fused == 2 * seq * 1024 * 2 + 1024 * 2
     assert first.launches == len(norm.ops) and first.cpu_us == 0
 
 
-def test_table_lists_every_candidate_with_its_signals(qwen3_tiny_candidates):
-    _, cands = qwen3_tiny_candidates
+def test_table_lists_every_candidate_with_its_signals():
+    cands = scan(_tiny(), IDS)
     lines = format_table(cands).split("\n")
-    assert len(lines) == len(cands) + 2 and "1-step" in lines[0]
-    assert lines[2].split()[:2] == ["1", cands[0].label.split()[0]]
+    assert "1-step" in lines[0] and "saved" in lines[0]
+    rows = [ln for ln in lines[2:] if ln[:2].strip().isdigit()]
+    assert len(rows) == len(cands)
+    assert rows[0].split()[:2] == ["1", cands[0].label.split()[0]]
+
+
+class OneLine(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate, self.up, self.act = nn.Linear(32, 64), nn.Linear(32, 64), nn.SiLU()
+
+    def forward(self, x):
+        return self.act(self.gate(x)) * self.up(x) + 1.0
+
+
+class TwoLines(OneLine):
+    def forward(self, x):
+        g = self.act(self.gate(x))
+        h = g * self.up(x)
+        return h + 1.0
+
+
+def test_results_do_not_depend_on_how_many_lines_the_code_takes():
+    def shape(model):
+        return [(c.kind, c.ops, c.signals, c.bytes_unfused, c.bytes_fused) for c in scan(model, X)]
+
+    one = shape(OneLine())
+    assert one == shape(TwoLines())
+    assert ("memory-bound chain", ("silu", "mul", "add")) in [r[:2] for r in one]
+
+
+class LinearGelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc, self.out = nn.Linear(32, 128), nn.Linear(128, 32)
+
+    def forward(self, x):
+        return self.out(nn.functional.gelu(self.fc(x)))
+
+
+def test_a_gemm_epilogue_is_found():
+    (c,) = [c for c in scan(LinearGelu(), X) if c.kind == "gemm epilogue"]
+    assert c.ops == ("linear", "gelu") and c.label == "LinearGelu: fc -> gelu"
+    # the fc output (64 x 128 fp32) is neither written nor read back
+    assert c.bytes_saved == 2 * 64 * 128 * 4
+
+
+class DataDependentRows(nn.Module):
+    def forward(self, x):
+        rows = x[x[:, 0] > 0]  # as many rows as the data says
+        return torch.sin(rows * 2.0) + 1.0
+
+
+def test_sizes_that_depend_on_data_stay_symbols():
+    cands = scan(DataDependentRows(), X)
+    c = _find(cands, lambda c: c.ops[-3:] == ("mul", "sin", "add"))
+    assert is_symbolic(c.bytes_unfused) and is_symbolic(c.bytes_saved)
+    assert "u" in format_bytes(c.bytes_saved)  # printed as a symbol, e.g. "256*u0 B"
+    assert format_table(cands).count("\n") >= 2
+    data = json.loads(json.dumps(c.to_dict()))
+    assert isinstance(data["bytes_unfused"], str)
+
+
+def test_a_bare_tensor_and_an_hf_call_without_use_cache_work():
+    cands = scan(_tiny(), IDS[:, :8])  # no kwargs: the scanner passes use_cache=False
+    assert any(c.module_type == "Qwen3RMSNorm" for c in cands)
+    with pytest.raises(ExportError, match="example inputs must be a tensor or a tuple"):
+        scan(_tiny(), 3)
+
+
+def test_encoder_decoder_models_ask_for_decoder_inputs():
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    config = T5Config(
+        vocab_size=64,
+        d_model=32,
+        d_kv=8,
+        d_ff=64,
+        num_layers=1,
+        num_heads=4,
+        decoder_start_token_id=0,
+    )
+    model = T5ForConditionalGeneration(config).eval()
+    ids = torch.randint(0, 64, (1, 8))
+    with pytest.raises(ExportError, match="encoder-decoder model: pass decoder inputs"):
+        scan(model, ids)
+    assert scan(model, ids, {"decoder_input_ids": ids})  # then it scans
 
 
 def test_the_small_kernel_threshold_decides_signal_1():
@@ -180,7 +350,7 @@ def test_a_module_without_source_is_still_scanned():
     )
     (c,) = scan(namespace["Hidden"](), (X,))
     assert c.ops == ("mul", "sin") and c.instances[0].source == "?"
-    assert c.label == "Hidden mul·sin"
+    assert c.label == "Hidden: mul·sin"
 
 
 def test_scan_rejects_what_export_rejects():
@@ -194,12 +364,35 @@ def test_scan_rejects_what_export_rejects():
         scan("not a model", (X,))
 
 
-def test_cli_json(capsys):
+def test_cli_json_carries_the_run_metadata(capsys):
     assert main(["--config", "qwen3-tiny", "--seq", "16", "--json", "--top", "2"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [d["rank"] for d in data] == [1, 2]
-    assert {"label", "signals", "instances", "bytes_unfused", "bytes_fused"} <= data[0].keys()
-    assert "cpu_us" not in data[0]["instances"][0]  # no timings unless --timings
+    meta, cands = data["meta"], data["candidates"]
+    assert meta["model"] == "Qwen3ForCausalLM" and meta["seq"] == 16 and meta["batch"] == 1
+    assert (meta["dtype"], meta["device"], meta["profiled"]) == ("bfloat16", "cpu", True)
+    assert [d["rank"] for d in cands] == [1, 2]
+    keys = {"label", "signals", "instances", "bytes_unfused", "bytes_fused", "bytes_saved"}
+    assert keys <= cands[0].keys()
+    assert cands[0]["bytes_saved"] == cands[0]["bytes_unfused"] - cands[0]["bytes_fused"]
+    assert "cpu_us" not in cands[0]["instances"][0]  # no timings unless --timings
+
+
+def test_a_full_size_config_is_scanned_on_meta_unless_asked(capsys):
+    assert main(["--config", "qwen3-0.6b", "--layers", "12", "--dtype", "float32", "--json"]) == 0
+    out = capsys.readouterr()
+    meta = json.loads(out.out)["meta"]
+    assert (meta["device"], meta["profiled"]) == ("meta", False)
+    assert out.err.count("\n") == 1 and "scanned on meta" in out.err
+
+
+def test_cli_table_has_saved_and_where_and_whole_words(capsys):
+    assert main(["--config", "qwen3-tiny", "--seq", "16"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert "saved" in lines[0] and "where" in lines[0]
+    rows = [ln for ln in lines[2:] if ln[:2].strip().isdigit()]
+    assert all("modeling_qwen3.py:" in ln for ln in rows)
+    words = " ".join(ln[4:40] for ln in lines[2:] if ln.strip())
+    assert "post_attention_layernorm" in words  # a long label wraps between words
 
 
 @pytest.mark.parametrize(
@@ -209,7 +402,13 @@ def test_cli_json(capsys):
         (["--config", "{bad}"], "not a JSON config file"),
         (["--config", "{list}"], "not a Hugging Face model config"),
         (["--config", "{other}"], "not a config transformers can build"),
-        (["--config", "qwen3-tiny", "--seq", "0"], "must be >= 1"),
+        (["--config", "qwen3-tiny", "--seq", "0"], "must be > 0"),
+        (["--config", "qwen3-tiny", "--layers", "-1"], "must be > 0"),
+        (["--config", "qwen3-tiny", "--top", "0"], "must be > 0"),
+        (["--config", "qwen3-tiny", "--small-mb", "nan"], "must be > 0"),
+        (["--config", "qwen3-tiny", "--small-mb", "x"], "invalid float value"),
+        (["--config", "{heads}"], "{heads}"),
+        (["--config", "{vocab0}"], "vocab_size must be a positive integer"),
         (["--config", "qwen3-tiny", "--seq", "many"], "invalid int value"),
         (["--config", "qwen3-tiny", "--device", "cuda:0"], "no CUDA device"),
         (["--config", "qwen3-tiny", "--device", "nowhere"], "cannot build a model on nowhere"),
@@ -217,15 +416,23 @@ def test_cli_json(capsys):
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_code_2(args, message, tmp_path, capsys):
-    files = {"{bad}": "{not json", "{list}": "[1, 2]", "{other}": '{"model_type": "nonesuch"}'}
+    llama = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "vocab_size": 64}
+    files = {
+        "{bad}": "{not json",
+        "{list}": "[1, 2]",
+        "{other}": '{"model_type": "nonesuch"}',
+        "{heads}": json.dumps({**llama, "num_attention_heads": 5, "num_hidden_layers": 1}),
+        "{vocab0}": json.dumps({**llama, "num_attention_heads": 4, "vocab_size": 0}),
+    }
     for key, text in files.items():
         (tmp_path / key).write_text(text)
+    message = str(tmp_path / message) if message in files else message
     args = [str(tmp_path / a) if a in files else a for a in args]
     if torch.cuda.is_available() and "cuda:0" in args:
         pytest.skip("this machine has a GPU")
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and message in err and "error:" in err
+    assert err.count("\n") == 1 and message in err and "error:" in err and "Traceback" not in err
 
 
 def test_python_dash_m_runs_the_cli():

@@ -89,8 +89,9 @@ def load_config(spec: str, **overrides) -> PretrainedConfig:
         data["layer_types"] = data["layer_types"][: overrides["num_hidden_layers"]]
     try:
         return AutoConfig.for_model(data.pop("model_type"), **{**data, **overrides})
-    except (ValueError, KeyError, TypeError) as e:
-        raise ConfigError(f"{spec}: not a config transformers can build: {e}") from None
+    except Exception as e:  # noqa: BLE001 - transformers' validators raise several types
+        reason = str(e).strip().split("\n")[-1].strip()  # the validator's own message
+        raise ConfigError(f"{spec}: not a config transformers can build: {reason}") from None
 
 
 def build_model(config, device="cpu", dtype=torch.float32, attn_implementation=None, seed=0):

@@ -1,0 +1,79 @@
+"""Tiny random configs of model families in transformers, and what the scanner must find in each.
+
+Used by tests/test_scanner_families.py and to write the per-family table in NOTES.md.
+"""
+
+import torch
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+
+SMALL = dict(
+    vocab_size=128,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=128,
+)
+# model_type -> (extra config, norm class, rotary?, activation ops, q/k/v as separate Linears?)
+FAMILIES = {
+    "llama": ({}, "LlamaRMSNorm", True, {"silu"}, True),
+    "mistral": ({}, "MistralRMSNorm", True, {"silu"}, True),
+    "qwen2": ({}, "Qwen2RMSNorm", True, {"silu"}, True),
+    "qwen3": ({"head_dim": 16}, "Qwen3RMSNorm", True, {"silu"}, True),
+    "phi3": ({"pad_token_id": 0}, "Phi3RMSNorm", True, {"silu"}, False),
+    "gemma": ({"head_dim": 16}, "GemmaRMSNorm", True, {"gelu"}, True),
+    "gemma2": ({"head_dim": 16}, "Gemma2RMSNorm", True, {"gelu"}, True),
+    "olmo2": ({}, "Olmo2RMSNorm", True, {"silu"}, True),
+    "granite": ({}, "GraniteRMSNorm", True, {"silu"}, True),
+    "starcoder2": ({}, "LayerNorm", True, {"gelu", "tanh"}, True),
+    "qwen3_moe": (
+        {"head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32},
+        "Qwen3MoeRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
+    "gpt2": (
+        {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 128},
+        "LayerNorm",
+        False,
+        {"tanh"},
+        False,
+    ),
+    "bert": ({}, "LayerNorm", False, {"gelu"}, True),
+}
+
+
+EAGER_ONLY = {"gemma2"}  # transformers 5.24 refuses sdpa for these
+
+
+def build_family(model_type: str, attn: str = "sdpa"):
+    """A tiny random-weight model of the family, in eval mode (a masked LM for BERT)."""
+    extra = FAMILIES[model_type][0]
+    attn = "eager" if model_type in EAGER_ONLY else attn
+    config = AutoConfig.for_model(model_type, **{**SMALL, **extra})
+    auto = AutoModelForMaskedLM if model_type == "bert" else AutoModelForCausalLM
+    torch.manual_seed(0)
+    return auto.from_config(config, attn_implementation=attn).eval()
+
+
+def expectations(model_type: str, cands: list) -> dict:
+    """{what: found?} for the family's norm, RoPE, MLP activation and q/k/v merge."""
+    _, norm, rotary, acts, separate_qkv = FAMILIES[model_type]
+    ops = [set(c.ops) for c in cands]
+    found = {
+        "norm": any(
+            norm in c.module_type or "norm" in c.label.lower() or "ln_" in c.label for c in cands
+        ),
+        "activation": any(acts & o for o in ops),
+    }
+    if rotary:
+        found["rope"] = any("cat" in o and "neg" in o for o in ops)
+    if separate_qkv:
+        found["qkv"] = any(
+            c.kind == "shared-input matmuls"
+            and any(s in c.label for s in ("q_proj+k_proj+v_proj", "query+key+value"))
+            for c in cands
+        )
+    return found
