@@ -844,6 +844,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("--skip", default="", help="comma list of: rmsnorm,train,inductor,profile")
     p.add_argument("--train", default=",".join(TRAIN_VARIANTS), help="training variants to run")
+    p.add_argument("--impls", default=",".join(PEERS + ["ours"]), help="RMSNorm impls to time")
     p.add_argument("--budget", type=float, default=1e9, help="seconds for the rmsnorm / sweep loop")
     p.add_argument("--previous", default="", help="results file whose skipped sections are kept")
     args = p.parse_args(argv)
@@ -869,7 +870,7 @@ def main(argv=None) -> int:
         res["dispatch"] = dispatch_table()
         log("dispatch done")
         res["rmsnorm"], res["copy_by_shape"], res["copy_by_shape_bwd"], res["skipped"] = (
-            time_all_rmsnorm(PEERS + ["ours"], res["copy"]["gbps"], log=log, budget_s=args.budget)
+            time_all_rmsnorm(args.impls.split(","), res["copy"]["gbps"], log=log, budget_s=args.budget)
         )
         log(f"rmsnorm done; checkpoint {write_json(res, os.path.join(args.out, f'{slug}.json'))}")
     else:
