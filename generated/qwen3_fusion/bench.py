@@ -870,7 +870,9 @@ def main(argv=None) -> int:
         res["dispatch"] = dispatch_table()
         log("dispatch done")
         res["rmsnorm"], res["copy_by_shape"], res["copy_by_shape_bwd"], res["skipped"] = (
-            time_all_rmsnorm(args.impls.split(","), res["copy"]["gbps"], log=log, budget_s=args.budget)
+            time_all_rmsnorm(
+                args.impls.split(","), res["copy"]["gbps"], log=log, budget_s=args.budget
+            )
         )
         log(f"rmsnorm done; checkpoint {write_json(res, os.path.join(args.out, f'{slug}.json'))}")
     else:
