@@ -315,8 +315,10 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
         got = _describe("dy", dy)
         raise ValueError(f"rms_norm backward: {got} does not match {_describe('x', x)}")
     _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
-    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device) if dx is None else dx
-    _check_buffer("dx", dx, x.shape, x.dtype, x.device)
+    if dx is None:
+        dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    else:
+        _check_buffer("dx", dx, x.shape, x.dtype, x.device)
     x2, dy2 = _rows(x), _rows(dy)
     n_rows, n_cols = x2.shape
     if n_rows == 0:
@@ -328,7 +330,7 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
         dw_partial = torch.empty(shape, dtype=torch.float32, device=x.device)
     else:
         n_prog = dw_partial.shape[0]
-    _check_buffer("dw_partial", dw_partial, (dw_partial.shape[0], n_cols), torch.float32, x.device)
+        _check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
     args = (dy2, x2, weight, rstd.view(-1), dx.view(n_rows, n_cols), dw_partial, n_rows)
     _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, args[4]), plan,
             NUM_STAGES=plan[3], COMPUTE_DW=compute_dw)  # fmt: skip
