@@ -893,7 +893,7 @@ def main(argv=None) -> int:
         log(f"profile: {res['profile']['kernels']} kernels in one HF step")
     else:
         res.update(kept("profile"))
-    if kept("inductor", "profile"):
+    if kept("inductor", "profile"):  # train_step too, when training was skipped (set below)
         res["kept_from_previous"] = {"sections": sorted(kept("inductor", "profile")),
                                      "meta": old.get("meta")}  # fmt: skip
     res["config"], res["configs"] = dict(TRAIN_CONFIG), TRAIN_CONFIGS
@@ -904,6 +904,9 @@ def main(argv=None) -> int:
         res["train_step"] = res["train_steps"]["qwen3_0.6b_8l"]
     else:
         res.update(kept("train_steps", "train_step"))
+        if kept("train_step"):
+            res.setdefault("kept_from_previous", {"sections": [], "meta": old.get("meta")})
+            res["kept_from_previous"]["sections"].append("train_step")
     res["targets"] = check_targets(res)
     extra["bench"] = format_report(res)
     log(f"wrote {write_results(res, args.out, extra)}")
