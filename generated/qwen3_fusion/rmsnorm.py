@@ -235,7 +235,7 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     n_rows, n_cols = x2.shape
     if n_rows > 0:
         plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
-        y2, grid = out.view(n_rows, n_cols), (triton.cdiv(n_rows, plan[0]),)
+        y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
         _launch(_rmsnorm_fwd_kernel, grid, (x2, weight, y2, rstd, n_rows, eps), (x2, y2), plan)
     return out, rstd
 
@@ -325,7 +325,7 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
         return dx, torch.zeros_like(weight) if compute_dw else None
     plan = _plan(n_cols, x.dtype, dy.dtype, True, x.device)
     if dw_partial is None:
-        n_prog = max(1, min(triton.cdiv(n_rows, plan[0]), plan[4]))
+        n_prog = max(1, min((n_rows + plan[0] - 1) // plan[0], plan[4]))  # int math: no triton.cdiv
         shape = (n_prog, n_cols) if compute_dw else (0, n_cols)
         dw_partial = torch.empty(shape, dtype=torch.float32, device=x.device)
     else:
