@@ -424,3 +424,18 @@ def test_launch_switches_to_the_tensor_device(monkeypatch):
     assert entered == [x.device.index]
     ref = reference(x, w, torch.zeros_like(x))["y"]
     assert_close("y", y, ref[0], ref[1], [x.dtype])
+
+
+def test_compiled_frozen_weight_matches_eager():
+    torch._dynamo.reset()
+    norm = TritonRMSNorm(32).to(DEVICE)
+    norm.weight.requires_grad_(False)  # a frozen norm, as under LoRA
+    x = make_inputs((3, 5, 32), torch.float32)[0]
+    step = lambda t: (norm(t) * t).square().sum()
+    grads = []
+    for fn in (step, torch.compile(step, fullgraph=True)):
+        xg = x.clone().requires_grad_()
+        fn(xg).backward()
+        grads.append(xg.grad)
+    assert norm.weight.grad is None
+    torch.testing.assert_close(grads[1], grads[0], rtol=1e-5, atol=1e-6)
