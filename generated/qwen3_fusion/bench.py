@@ -839,7 +839,10 @@ def dispatch_table(impls=("ours", "liger", "hf_eager"), shapes=((4096, 128), (40
 
 def main(argv=None) -> int:
     """Run everything on the GPU and write the results; exits 2 without a CUDA GPU."""
-    p = argparse.ArgumentParser(prog="python -m qwen3_fusion.bench", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m qwen3_fusion.bench",
+        description="GPU benchmark of the RMSNorm kernels, their peers and Qwen3 training steps.",
+    )
     p.add_argument("--out", default=os.path.join("src_literate", "results"), help="results folder")
     p.add_argument("--command", default="python build.py bench", help="command recorded in meta")
     p.add_argument(

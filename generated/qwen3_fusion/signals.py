@@ -540,7 +540,10 @@ def _positive(cast):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="qwen3-fusion-scan", description=__doc__.split("\n\n")[0])
+    p = _Parser(
+        prog="qwen3-fusion-scan",
+        description="Rank the fusion candidates of a Hugging Face model by the four signals.",
+    )
     p.add_argument("--config", required=True, help="qwen3-0.6b, qwen3-tiny or a config.json path")
     p.add_argument("--layers", type=_positive(int), help="cut the model to this many layers")
     p.add_argument("--seq", type=_positive(int), default=64, help="sequence length (default 64)")
