@@ -4,9 +4,11 @@ On a CPU machine the kernels run in Triton's interpreter (tests/conftest.py sets
 so shapes stay small. Run: pytest tests/test_rmsnorm.py
 """
 
+import contextlib
 import re
 
 import pytest
+import qwen3_fusion.rmsnorm as rmsnorm_module
 import torch
 from qwen3_fusion.rmsnorm import (
     MAX_HIDDEN,
@@ -16,7 +18,9 @@ from qwen3_fusion.rmsnorm import (
     rms_norm_backward,
     rms_norm_backward_torch,
     rms_norm_forward,
+    tile_config,
 )
+from torch.utils._python_dispatch import TorchDispatchMode
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
 EPS = 1e-6
@@ -307,7 +311,8 @@ def test_opcheck(dtype):
         torch.library.opcheck(fwd, args)
     _, rstd = rms_norm_forward(x.detach(), w.detach(), EPS)
     bwd = torch.ops.qwen3_fusion.rms_norm_bwd.default
-    torch.library.opcheck(bwd, (dy, x.detach(), w.detach(), rstd))
+    for compute_dw in (True, False):
+        torch.library.opcheck(bwd, (dy, x.detach(), w.detach(), rstd, compute_dw))
 
 
 def test_inductor_fullgraph_matches_eager():
@@ -326,3 +331,111 @@ def test_inductor_fullgraph_matches_eager():
         results.append((loss.detach(), xg.grad, norm.weight.grad))
     for eager, compiled in zip(*results, strict=True):
         torch.testing.assert_close(compiled, eager, rtol=1e-5, atol=1e-6)
+
+
+class OpRecorder(TorchDispatchMode):
+    """Records the name of every op dispatched while active."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_eager_path_skips_custom_op(grad):
+    x, w, dy = make_inputs((4, 64), torch.bfloat16)
+    xg, wg = x.clone().requires_grad_(grad), w.clone().requires_grad_(grad)
+    with OpRecorder() as rec:
+        y = rms_norm(xg, wg, EPS)
+        if grad:
+            y.backward(dy)
+    assert not [n for n in rec.names if "qwen3_fusion" in n], rec.names
+    assert y.requires_grad == grad
+
+
+def test_plan_is_computed_once_per_shape():
+    x, w, _ = make_inputs((3, 40), torch.float32)
+    rms_norm_forward(x, w, EPS)
+    before = rmsnorm_module._plan.cache_info()
+    rms_norm_forward(x, w, EPS)
+    after = rmsnorm_module._plan.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+
+
+def test_frozen_weight_skips_dw():
+    x, w, dy = make_inputs((6, 48), torch.bfloat16)
+    xg = x.clone().requires_grad_()
+    rms_norm(xg, w, EPS).backward(dy)  # w.requires_grad is False, as for a frozen norm
+    _, rstd = rms_norm_forward(x, w, EPS)
+    dx_full, dw_full = rms_norm_backward(dy, x, w, rstd)
+    dx_only, dw_none = rms_norm_backward(dy, x, w, rstd, compute_dw=False)
+    assert dw_none is None and dw_full is not None
+    assert torch.equal(dx_only, dx_full) and torch.equal(xg.grad, dx_full)
+
+
+def test_double_backward_raises():
+    x, w, _ = make_inputs((3, 32), torch.float32)
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    (gx,) = torch.autograd.grad(rms_norm(xg, wg, EPS).square().sum(), xg, create_graph=True)
+    with pytest.raises(RuntimeError, match="differentiate twice"):
+        gx.sum().backward()
+
+
+@pytest.mark.parametrize("x_dtype, dy_dtype", [(torch.bfloat16, torch.float32),
+                                                (torch.float32, torch.bfloat16)])  # fmt: skip
+def test_dy_dtype_may_differ_from_x(x_dtype, dy_dtype):
+    x, w, _ = make_inputs((5, 3, 80), x_dtype)
+    dy = make_inputs((5, 3, 80), dy_dtype, seed=1)[2]
+    _, rstd = rms_norm_forward(x, w, EPS)
+    dx, dw = rms_norm_backward(dy, x, w, rstd)
+    ref = reference(x, w, dy)
+    assert_close("dx", dx, ref["dx"][0], ref["dx"][1], [x_dtype, dy_dtype])
+    assert_close("dw", dw, ref["dw"][0], ref["dw"][1], [x_dtype, w.dtype])
+
+
+def test_shared_memory_budget_comes_from_the_device():
+    staged = lambda c: (c.num_stages - 1) * c.kwargs["BLOCK_M"]
+    big, small = (tile_config(4096, torch.bfloat16, True, smem=kb * 1024) for kb in (227, 48))
+    assert staged(small) < staged(big)
+    wide_dy = tile_config(2048, torch.bfloat16, True, dy_dtype=torch.float32, smem=64 * 1024)
+    same_dy = tile_config(2048, torch.bfloat16, True, smem=64 * 1024)
+    assert staged(wide_dy) <= staged(same_dy)
+    for c, itemsize in ((small, 4), (wide_dy, 6)):
+        block_n = 4096 if c is small else 2048
+        budget = rmsnorm_module.SMEM_FRACTION * (48 if c is small else 64) * 1024
+        assert (c.num_stages - 1) * c.kwargs["BLOCK_M"] * block_n * itemsize <= budget
+
+
+def test_launch_switches_to_the_tensor_device(monkeypatch):
+    x, w, _ = make_inputs((4, 64), torch.float32)
+    if DEVICE == "cpu":
+        assert isinstance(rmsnorm_module._device_guard(x), contextlib.nullcontext)
+        return
+    # one GPU: pretend another device is current, and check the launch switches to x's device
+    entered = []
+    real = torch.cuda.device
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: x.device.index + 1)
+    monkeypatch.setattr(torch.cuda, "device", lambda i: entered.append(i) or real(i))
+    y, _ = rms_norm_forward(x, w, EPS)
+    assert entered == [x.device.index]
+    ref = reference(x, w, torch.zeros_like(x))["y"]
+    assert_close("y", y, ref[0], ref[1], [x.dtype])
+
+
+def test_compiled_frozen_weight_matches_eager():
+    torch._dynamo.reset()
+    norm = TritonRMSNorm(32).to(DEVICE)
+    norm.weight.requires_grad_(False)  # a frozen norm, as under LoRA
+    x = make_inputs((3, 5, 32), torch.float32)[0]
+    step = lambda t: (norm(t) * t).square().sum()
+    grads = []
+    for fn in (step, torch.compile(step, fullgraph=True)):
+        xg = x.clone().requires_grad_()
+        fn(xg).backward()
+        grads.append(xg.grad)
+    assert norm.weight.grad is None
+    torch.testing.assert_close(grads[1], grads[0], rtol=1e-5, atol=1e-6)

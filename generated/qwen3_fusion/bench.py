@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.bench: DEVICE, EPS, PEERS and 35 more (see __all__).
+"""qwen3_fusion.bench: DEVICE, EPS, PEERS and 41 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -10,19 +10,25 @@ __all__ = [
     "EPS",
     "PEERS",
     "RMSNORM_SHAPES",
+    "SWEEP_SHAPES",
     "TRAIN_CONFIG",
+    "TRAIN_CONFIGS",
+    "TRAIN_CONFIG_1P7B",
     "TRAIN_VARIANTS",
     "build_variant",
     "check_targets",
     "config_candidates",
     "copy_ceiling",
     "copy_same_size",
+    "dispatch_table",
+    "dispatch_us",
     "environment",
     "format_report",
     "gpu_slug",
     "graph_ms",
     "header",
     "inductor_rmsnorm_code",
+    "liger_cute_norm",
     "liger_rmsnorm_class",
     "main",
     "make_norm",
@@ -72,19 +78,30 @@ import torch.nn.functional as F
 
 EPS = 1e-6
 DEVICE = "cuda"  # every tensor and model of the benchmark lives here
-# (rows, N, dtype): q/k norm over head_dim, hidden sizes of the Qwen3 family, one odd N, one fp32 row
+# (rows, N, dtype): q/k norm over head_dim, hidden sizes of the Qwen3 family, odd N, few rows,
+# one fp16 and one fp32 row
+# in order of interest: a time budget cuts the tail of the list
 RMSNORM_SHAPES = [
     (262144, 128, torch.bfloat16),
+    (65536, 256, torch.bfloat16),
+    (16384, 896, torch.bfloat16),
+    (4096, 5120, torch.bfloat16),
+    (16384, 4096, torch.bfloat16),
     (16384, 1024, torch.bfloat16),
+    (4096, 16384, torch.bfloat16),
+    (16384, 8192, torch.bfloat16),
+    (16384, 4096, torch.float16),
+    (16384, 4096, torch.float32),
     (16384, 2048, torch.bfloat16),
     (16384, 2560, torch.bfloat16),
     (16384, 3000, torch.bfloat16),
-    (16384, 4096, torch.bfloat16),
     (16384, 5120, torch.bfloat16),
-    (16384, 8192, torch.bfloat16),
-    (16384, 4096, torch.float32),
 ]
-PEERS = ["hf_eager", "torch_compile", "f_rms_norm", "liger"]
+# liger: in_place=False (dy kept); liger_inplace: Liger's default in_place=True (dx written into dy)
+# the sweep starts with the shapes the first tile table served worst (outside it)
+SWEEP_SHAPES = [RMSNORM_SHAPES[i] for i in (1, 2, 3, 0)] + RMSNORM_SHAPES[4:]
+PEERS = ["hf_eager", "torch_compile", "torch_compile_max_autotune", "f_rms_norm", "liger",
+         "liger_inplace", "liger_cute"]  # fmt: skip
 TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "compile", "compile_ours"]
 TRAIN_CONFIG = {
     "layers": 8, "hidden": 1024, "heads": 16, "kv_heads": 8, "head_dim": 128,
@@ -92,6 +109,10 @@ TRAIN_CONFIG = {
     "dtype": "bfloat16", "optimizer": "AdamW(fused=True, lr=1e-5)", "attention": "sdpa",
     "warmup_steps": 3, "timed_steps": 15, "seed": 0,
 }  # fmt: skip
+# a second training config with Qwen3-1.7B shapes, 6 layers
+TRAIN_CONFIG_1P7B = dict(TRAIN_CONFIG, layers=6, hidden=2048, intermediate=6144, batch=2, seq=4096,
+                         tied_embeddings=True)  # fmt: skip
+TRAIN_CONFIGS = {"qwen3_0.6b_8l": TRAIN_CONFIG, "qwen3_1.7b_6l": TRAIN_CONFIG_1P7B}
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_environment
@@ -168,15 +189,28 @@ def copy_ceiling(nbytes: int = 2 << 30, timer=median_ms) -> dict:
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_impls
-def liger_rmsnorm_class():
-    """LigerRMSNorm with Qwen3RMSNorm's signature: casting_mode='llama', in_place=False."""
+def liger_rmsnorm_class(in_place: bool = False):
+    """LigerRMSNorm with Qwen3RMSNorm's signature: casting_mode='llama'; in_place as given."""
     from liger_kernel.transformers.rms_norm import LigerRMSNorm
 
     class LigerQwen3RMSNorm(LigerRMSNorm):
         def __init__(self, hidden_size, eps=1e-6):
-            super().__init__(hidden_size, eps=eps, casting_mode="llama", in_place=False)
+            super().__init__(hidden_size, eps=eps, casting_mode="llama", in_place=in_place)
 
     return LigerQwen3RMSNorm
+
+
+def liger_cute_norm(n: int, weight: torch.Tensor):
+    """Liger's CuTe-DSL RMSNorm, where it imports (needs nvidia-cutlass-dsl)."""
+    import cutlass  # noqa: F401 - the CuTe DSL; ImportError names what is missing
+    from liger_kernel.ops.cutedsl.ops import rms_norm as cute
+
+    fn = getattr(cute, "rms_norm", None) or getattr(cute, "LigerRMSNormFunction", None)
+    if fn is None:
+        raise ImportError("liger_kernel.ops.cutedsl.ops.rms_norm has no rms_norm entry point")
+    w = torch.nn.Parameter(weight.clone())
+    call = fn.apply if hasattr(fn, "apply") else fn
+    return (lambda x: call(x, w, EPS)), w
 
 
 def make_norm(impl: str, n: int, weight: torch.Tensor):
@@ -186,10 +220,12 @@ def make_norm(impl: str, n: int, weight: torch.Tensor):
     if impl == "f_rms_norm":
         w = torch.nn.Parameter(weight.clone())
         return (lambda x: F.rms_norm(x, (n,), w, EPS)), w
-    if impl in ("hf_eager", "torch_compile"):
+    if impl == "liger_cute":
+        return liger_cute_norm(n, weight)
+    if impl in ("hf_eager", "torch_compile", "torch_compile_max_autotune"):
         mod = Qwen3RMSNorm(n, eps=EPS)
-    elif impl == "liger":
-        mod = liger_rmsnorm_class()(n, eps=EPS)
+    elif impl in ("liger", "liger_inplace"):
+        mod = liger_rmsnorm_class(in_place=impl == "liger_inplace")(n, eps=EPS)
     elif impl == "ours":
         from qwen3_fusion.rmsnorm import TritonRMSNorm
 
@@ -199,9 +235,10 @@ def make_norm(impl: str, n: int, weight: torch.Tensor):
     mod = mod.to(device=weight.device, dtype=weight.dtype)
     with torch.no_grad():
         mod.weight.copy_(weight)
-    if impl == "torch_compile":
+    if impl.startswith("torch_compile"):
         torch._dynamo.reset()
-        return torch.compile(mod, dynamic=False), mod.weight
+        mode = "max-autotune-no-cudagraphs" if impl.endswith("max_autotune") else None
+        return torch.compile(mod, dynamic=False, mode=mode), mod.weight
     return mod, mod.weight
 
 
@@ -217,21 +254,21 @@ def rmsnorm_inputs(rows: int, n: int, dtype, device=None, seed: int = 0):
 
 
 def rmsnorm_reference(x, w, dy):
-    """HF Qwen3RMSNorm run in fp32 on upcast inputs: (y, dx, dw), the accuracy reference."""
+    """HF Qwen3RMSNorm run in float64 on upcast inputs: (y, dx, dw), the accuracy reference."""
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
-    ref = Qwen3RMSNorm(x.shape[-1], eps=EPS).to(device=x.device, dtype=torch.float32)
+    ref = Qwen3RMSNorm(x.shape[-1], eps=EPS).to(device=x.device, dtype=torch.float64)
     with torch.no_grad():
-        ref.weight.copy_(w.float())
-    xf = x.float().requires_grad_()
+        ref.weight.copy_(w.double())
+    xf = x.double().requires_grad_()
     y = ref(xf)
-    dx, dw = torch.autograd.grad(y, (xf, ref.weight), dy.float())
+    dx, dw = torch.autograd.grad(y, (xf, ref.weight), dy.double())
     return y.detach(), dx, dw
 
 
 def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
-    """||out - ref|| / ||ref|| in fp32."""
-    return float((out.detach().float() - ref).norm() / ref.norm())
+    """||out - ref|| / ||ref|| in float64."""
+    return float((out.detach().double() - ref).norm() / ref.norm())
 
 
 def rmsnorm_bytes(rows: int, n: int, dtype, direction: str) -> int:
@@ -243,42 +280,70 @@ def rmsnorm_bytes(rows: int, n: int, dtype, direction: str) -> int:
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_time_passes
-def time_passes(fn, weight, x, dy, timer=median_ms, graphs=True):
-    """Forward and backward timings of fn: {pass: {ms, ms_eager, timing}}, and (y, dx, dw).
+def _spread(times: list) -> dict:
+    """Median of the repeats' medians with their min and max."""
+    return {"ms": sorted(times)[len(times) // 2], "min": min(times), "max": max(times)}
+
+
+def time_passes(fn, weight, x, dy, timer=median_ms, graphs=True, repeats=3):
+    """Forward and backward timings of fn: {pass: {ms, ms_min, ms_max, ms_eager, ...}}, (y, dx, dw).
 
     'ms' is the median over CUDA-graph replays (GPU time), 'ms_eager' the plain do_bench median,
-    which includes Python launch overhead whenever that outlasts the GPU work.
+    which includes Python launch overhead whenever that outlasts the GPU work; each is the median
+    of `repeats` do_bench runs, with their min and max.
     """
     side = torch.cuda.Stream() if graphs else None
+    fast = lambda f: timer(f, 5, 25)
     with torch.no_grad():
         y = fn(x)  # warm-up (compiles) outside timing
-        fwd_eager = timer(lambda: fn(x))
+        fwd_eager = _spread([fast(lambda: fn(x)) for _ in range(repeats)])
     xg = x.detach().requires_grad_()
     with torch.cuda.stream(side) if graphs else contextlib.nullcontext():
         yg = fn(xg)  # backward nodes run on the stream of their forward: the capture stream
     torch.cuda.synchronize()
     grad = lambda: torch.autograd.grad(yg, (xg, weight), dy, retain_graph=True)
-    dx, dw = grad()
-    bwd_eager = timer(grad)
-    times = {
-        p: {"ms": t, "ms_eager": t, "timing": "eager"}
-        for p, t in (("fwd", fwd_eager), ("bwd", bwd_eager))
-    }
+    dx, dw = (t.clone() for t in grad())  # before any in-place peer reuses dy
+    bwd_eager = _spread([fast(grad) for _ in range(repeats)])
+    times = {}
+    for p, t in (("fwd", fwd_eager), ("bwd", bwd_eager)):
+        times[p] = {"ms": t["ms"], "ms_min": t["min"], "ms_max": t["max"], "timing": "eager",
+                    "ms_eager": t["ms"], "ms_eager_min": t["min"], "ms_eager_max": t["max"]}  # fmt: skip
     for direction, f in (("fwd", lambda: fn(x)), ("bwd", grad)) if graphs else ():
         try:
             with torch.no_grad() if direction == "fwd" else contextlib.nullcontext():
-                times[direction].update(ms=graph_ms(f, stream=side), timing="cuda_graph")
+                g = _spread([graph_ms(f, 5, 25, stream=side) for _ in range(repeats)])
+            t = times[direction]
+            t.update(ms=g["ms"], ms_min=g["min"], ms_max=g["max"], timing="cuda_graph")
         except Exception as exc:  # noqa: BLE001 - keep the eager figure
             print(f"CUDA-graph capture failed ({direction}), eager time kept: {exc}", flush=True)
             torch.cuda.synchronize()
     return times, (y, dx, dw)
 
 
+def dispatch_us(fn, weight, x, dy, calls: int = 200) -> dict:
+    """CPU microseconds to issue one call (forward; forward + backward) on a small shape."""
+    out = {}
+    for name in ("fwd", "fwd_bwd"):
+        xg = x.detach().requires_grad_(name == "fwd_bwd")
+        step = (lambda a=xg: fn(a)) if name == "fwd" else (lambda a=xg: fn(a).backward(dy))
+        with torch.no_grad() if name == "fwd" else contextlib.nullcontext():
+            for _ in range(10):
+                step()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(calls):
+                step()
+            out[name] = (time.perf_counter() - t) / calls * 1e6
+            torch.cuda.synchronize()
+    return out
+
+
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_rmsnorm_table
 def time_rmsnorm(impl, x, w, dy, ref, ceiling_gbps, timer=median_ms, graphs=True) -> list[dict]:
-    """One implementation at one shape: time, GB/s, % of the copy ceiling, error vs fp32 HF."""
+    """One implementation at one shape: times, GB/s, % of the copy ceiling, error vs float64."""
     rows, n = x.shape
     fn, weight = make_norm(impl, n, w)
+    dy = dy.clone() if impl == "liger_inplace" else dy  # it writes dx into dy
     times, (y, dx, dw) = time_passes(fn, weight, x, dy, timer, graphs)
     errs = {"fwd": relative_error(y, ref[0]), "bwd": relative_error(dx, ref[1])}
     out = []
@@ -286,40 +351,61 @@ def time_rmsnorm(impl, x, w, dy, ref, ceiling_gbps, timer=median_ms, graphs=True
         gbps = rmsnorm_bytes(rows, n, x.dtype, direction) / t["ms"] / 1e6
         out.append({
             "rows": rows, "n": n, "dtype": str(x.dtype).removeprefix("torch."), "impl": impl,
-            "pass": direction, "ms": t["ms"], "gbps": gbps, "pct_copy": 100 * gbps / ceiling_gbps,
-            "rel_err": errs[direction], "ms_eager": t["ms_eager"], "timing": t["timing"],
+            "pass": direction, "gbps": gbps, "pct_copy": 100 * gbps / ceiling_gbps,
+            "rel_err": errs[direction], **t,
         })  # fmt: skip
     out[1]["rel_err_dw"] = relative_error(dw, ref[2])
+    out[0]["y"] = y  # for the bitwise comparison with HF eager; dropped before writing
     return out
 
 
-def copy_same_size(x, ceiling_gbps) -> dict:
-    """Copy of a tensor shaped like x: the ceiling at this size (launch and tail included)."""
-    y = torch.empty_like(x)
-    ms = graph_ms(lambda: y.copy_(x))
-    gbps = 2 * x.numel() * x.element_size() / ms / 1e6
+def copy_same_size(x, ceiling_gbps, passes: int = 2) -> dict:
+    """Copy moving `passes` x-sized tensors (2: read + write x; 3: the backward's traffic)."""
+    src = torch.zeros(x.numel() * passes // 2, dtype=x.dtype, device=x.device)
+    dst = torch.empty_like(src)
+    ms = graph_ms(lambda: dst.copy_(src))
+    gbps = 2 * src.numel() * src.element_size() / ms / 1e6
     return {"rows": x.shape[0], "n": x.shape[1], "dtype": str(x.dtype).removeprefix("torch."),
-            "ms": ms, "gbps": gbps, "pct_copy": 100 * gbps / ceiling_gbps}  # fmt: skip
+            "passes": passes, "ms": ms, "gbps": gbps, "pct_copy": 100 * gbps / ceiling_gbps}  # fmt: skip
 
 
-def time_all_rmsnorm(impls, ceiling_gbps, shapes=RMSNORM_SHAPES, timer=median_ms, log=print):
+def time_all_rmsnorm(impls, ceiling_gbps, shapes=RMSNORM_SHAPES, timer=median_ms, log=print,
+                     budget_s: float = 1e9):  # fmt: skip
     """Every implementation at every shape; an implementation that fails is logged and skipped.
 
-    Returns (rows, copies): the RMSNorm rows and a same-size copy per shape.
+    Returns (rows, copies, copies_bwd, skipped): RMSNorm rows, a same-size copy per shape (2
+    passes and 3 passes) and {impl or shape: reason}. Shapes past budget_s seconds are skipped.
     """
-    rows_out, copies = [], []
+    rows_out, copies, copies_bwd, skipped = [], [], [], {}
+    t0 = time.monotonic()
     for rows, n, dtype in shapes:
+        if time.monotonic() - t0 > budget_s:
+            skipped[f"{rows}x{n} {dtype}"] = f"time budget of {budget_s:.0f} s spent"
+            continue
         x, w, dy = rmsnorm_inputs(rows, n, dtype)
         ref = rmsnorm_reference(x, w, dy)
         copies.append(copy_same_size(x, ceiling_gbps))
+        copies_bwd.append(copy_same_size(x, ceiling_gbps, passes=3))
+        here = []
         for impl in impls:
+            if impl in skipped:
+                continue
             try:
-                rows_out += time_rmsnorm(impl, x, w, dy, ref, ceiling_gbps, timer)
+                here += time_rmsnorm(impl, x, w, dy, ref, ceiling_gbps, timer)
             except Exception as exc:  # noqa: BLE001 - one broken peer must not stop the run
                 log(f"rmsnorm {impl} {rows}x{n} {dtype} failed: {type(exc).__name__}: {exc}")
-        del x, w, dy, ref
+                if isinstance(exc, ImportError):
+                    skipped[impl] = f"does not import: {exc}"
+        hf = next((r["y"] for r in here if r["impl"] == "hf_eager" and "y" in r), None)
+        for r in here:
+            y = r.pop("y", None)
+            if hf is not None and y is not None:
+                r["bitwise_equal_hf"] = float((y == hf).float().mean())
+        rows_out += here
+        log(f"rmsnorm {rows}x{n} {dtype} done")
+        del x, w, dy, ref, here, hf
         torch.cuda.empty_cache()
-    return rows_out, copies
+    return rows_out, copies, copies_bwd, skipped
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_model
@@ -393,6 +479,7 @@ def train_step_bench(variant: str, state: dict, batch: torch.Tensor, cfg: dict =
         "variant": variant, "step_ms": ms, "tokens_per_s": tokens / ms * 1e3,
         "peak_gb": torch.cuda.max_memory_allocated() / 1e9, "loss": float(losses[0]),
         "loss_last": float(losses[-1]), "cpu_issue_ms": cpu_ms, "isolated_step_ms": wall_ms,
+        "losses_first3": [float(v) for v in losses[:3]],
     }  # fmt: skip
     del model, opt, loss
     torch._dynamo.reset()
@@ -541,80 +628,86 @@ def summarize_trace(events: list, short_us: float = 10.0) -> dict:
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_targets
+def _won(mine: dict, peer: dict) -> bool:
+    """Faster beyond run-to-run spread: our slowest repeat beats the peer's fastest."""
+    return mine.get("ms_max", mine["ms"]) < peer.get("ms_min", peer["ms"])
+
+
 def check_targets(res: dict) -> list[dict]:
     """The issue's targets for 'ours' (bf16), each with its measured figure and whether it is met.
 
-    A % target gives the value in % of the copy ceiling; a 'faster' target the speed-up over the
-    fastest peer; a training target the step-time ratio (other / ours).
+    %: % of the copy ceiling; 'faster': the fastest peer's median / ours; eager: eager ms minus
+    graph ms in us; training: step-time ratio (other / ours).
     """
     out = []
     rows = [r for r in res.get("rmsnorm", []) if r["dtype"] == "bfloat16"]
-    at_size = {(c["rows"], c["n"]): c["pct_copy"] for c in res.get("copy_by_shape", [])
-               if c["dtype"] == "bfloat16"}  # fmt: skip
     for r in [r for r in rows if r["impl"] == "ours"]:
-        need = {"fwd": 90, "bwd": 80}[r["pass"]] - (10 if r["n"] < 1024 else 0)
-        shape = f"{r['rows']}x{r['n']}"
-        out.append({"target": f"{r['pass']} {shape} >= {need}% of copy", "value": r["pct_copy"],
-                    "met": r["pct_copy"] >= need, "copy_at_size_pct": at_size.get((r["rows"], r["n"]))})  # fmt: skip
-        peers = [p for p in rows if p["impl"] != "ours" and p["pass"] == r["pass"]
-                 and (p["rows"], p["n"]) == (r["rows"], r["n"])]  # fmt: skip
-        if peers:
-            best = min(peers, key=lambda p: p["ms"])
-            out.append({"target": f"{r['pass']} {shape} faster than every peer (best {best['impl']})",
-                        "value": best["ms"] / r["ms"], "met": r["ms"] < best["ms"]})  # fmt: skip
-    steps = {r["variant"]: r["step_ms"] for r in res.get("train_step", [])}
-    for mine, other in (("ours_fwd_bwd", "liger"), ("compile_ours", "compile")):
-        if mine in steps and other in steps:
-            out.append({"target": f"train step {mine} <= {other}", "value": steps[other] / steps[mine],
-                        "met": steps[mine] <= steps[other]})  # fmt: skip
+        shape, p = f"{r['rows']}x{r['n']}", r["pass"]
+        if r["rows"] >= 4096:
+            need = 90 if p == "fwd" else (80 if r["n"] >= 512 else 75)
+            out.append({"target": f"{p} {shape} >= {need}% of copy", "value": r["pct_copy"],
+                        "met": r["pct_copy"] >= need})  # fmt: skip
+        extra_us = (r["ms_eager"] - r["ms"]) * 1e3
+        out.append({"target": f"{p} {shape} eager <= GPU time + 10 us (excess us)",
+                    "value": extra_us, "met": extra_us <= 10})  # fmt: skip
+        peers = [q for q in rows if q["impl"] != "ours" and q["pass"] == p
+                 and (q["rows"], q["n"]) == (r["rows"], r["n"])]  # fmt: skip
+        for q in peers:
+            out.append({"target": f"{p} {shape} faster than {q['impl']} beyond spread",
+                        "value": q["ms"] / r["ms"], "met": _won(r, q)})  # fmt: skip
+    for name, steps_list in res.get("train_steps", {}).items():
+        steps = {s["variant"]: s["step_ms"] for s in steps_list}
+        pairs = [("ours_fwd_bwd", v) for v in ("hf", "liger", "ours_fwd")]
+        for mine, other in pairs + [("compile_ours", "compile")]:
+            if mine in steps and other in steps:
+                out.append({"target": f"train {name} {mine} <= {other}",
+                            "value": steps[other] / steps[mine],
+                            "met": steps[mine] <= steps[other]})  # fmt: skip
     return out
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_report
 def format_report(res: dict) -> str:
-    """Plain-text tables: copy ceiling, RMSNorm GB/s (% of copy), training step, targets."""
+    """Plain-text tables: copy ceiling, RMSNorm per shape and impl, dispatch, training, targets."""
     c = res["copy"]
-    lines = [
-        f"copy ceiling: {c['gbps']:.0f} GB/s ({c['bytes'] / 2**30:.0f} GiB moved in {c['ms']:.3f} ms)",
-        "",
-    ]
-    rms = res.get("rmsnorm", [])
-    impls = list(dict.fromkeys(r["impl"] for r in rms))
-    lines.append("RMSNorm GB/s (% of copy ceiling) rel_err vs HF fp32; copy@size: same-size copy")
-    lines.append(f"{'shape':<22}{'copy@size':>16}" + "".join(f"{i:>26}" for i in impls))
-    shapes = list(dict.fromkeys((r["rows"], r["n"], r["dtype"]) for r in rms))
-    at_size = {(c["rows"], c["n"], c["dtype"]): c for c in res.get("copy_by_shape", [])}
-    for rows, n, dt in shapes:
-        for p in ("fwd", "bwd"):
-            cells = []
-            for i in impls:
-                r = [
-                    x
-                    for x in rms
-                    if (x["rows"], x["n"], x["dtype"], x["impl"], x["pass"]) == (rows, n, dt, i, p)
-                ]
-                cells.append(
-                    f"{r[0]['gbps']:7.0f} ({r[0]['pct_copy']:3.0f}%) {r[0]['rel_err']:.0e}"
-                    if r
-                    else "-"
-                )
-            c = at_size.get((rows, n, dt))
-            cs = f"{c['gbps']:.0f} ({c['pct_copy']:.0f}%)" if c and p == "fwd" else ""
-            lines.append(
-                f"{f'{rows}x{n} {dt[:4]} {p}':<22}{cs:>16}" + "".join(f"{s:>26}" for s in cells)
-            )
-    lines += [
-        "",
-        f"{'train variant':<16}{'step ms':>9}{'tok/s':>10}{'peak GB':>9}{'loss':>9}{'speedup':>9}",
-    ]
-    for r in res.get("train_step", []):
-        sp = f"{r['speedup']:.2f}" if r.get("speedup") else "-"
+    lines = [f"copy ceiling: {c['gbps']:.0f} GB/s ({c['bytes'] / 2**30:.0f} GiB moved in "
+             f"{c['ms']:.3f} ms)", "",
+             "RMSNorm: graph / eager medians of 3 repeats [min-max] in us; GB/s; % of copy "
+             "ceiling; same-size copy % (fwd 2 passes, bwd 3); rel err vs float64; y == HF eager",
+             f"{'shape':<20}{'pass':<5}{'impl':<28}{'graph us':>26}{'eager us':>26}{'GB/s':>7}"
+             f"{'%copy':>7}{'copy@':>7}{'relerr':>9}{'=HF':>7}"]  # fmt: skip
+    at = {(d["rows"], d["n"], d["dtype"], p): d["pct_copy"]
+          for p, key in (("fwd", "copy_by_shape"), ("bwd", "copy_by_shape_bwd"))
+          for d in res.get(key, [])}  # fmt: skip
+    us = lambda r, k: f"{r[k] * 1e3:.1f} [{r[k + '_min'] * 1e3:.1f}-{r[k + '_max'] * 1e3:.1f}]"
+    for r in res.get("rmsnorm", []):
+        shape = f"{r['rows']}x{r['n']} {r['dtype']}"
+        eq = f"{r['bitwise_equal_hf']:.3f}" if "bitwise_equal_hf" in r else "-"
+        copy_at = at.get((r["rows"], r["n"], r["dtype"], r["pass"]))
         lines.append(
-            f"{r['variant']:<16}{r['step_ms']:9.1f}{r['tokens_per_s']:10.0f}{r['peak_gb']:9.1f}{r['loss']:9.4f}{sp:>9}"
+            f"{shape:<20}{r['pass']:<5}{r['impl']:<28}{us(r, 'ms'):>26}{us(r, 'ms_eager'):>26}"
+            f"{r['gbps']:7.0f}{r['pct_copy']:7.1f}{copy_at or 0:7.1f}{r['rel_err']:9.1e}{eq:>7}"
         )
-    lines += ["", "targets:"]
+    if res.get("dispatch"):
+        lines += ["", "CPU us to issue one call (small shape, GPU idle between calls):"]
+        for d in res["dispatch"]:
+            lines.append(f"  {d['rows']}x{d['n']} {d['impl']:<16} fwd {d['fwd']:7.1f}  "
+                         f"fwd+bwd {d['fwd_bwd']:7.1f}")  # fmt: skip
+    for name, steps in res.get("train_steps", {}).items():
+        lines += ["", f"train {name}:",
+                  f"{'variant':<16}{'step ms':>9}{'tok/s':>10}{'peak GB':>9}{'speedup':>9}  losses"]  # fmt: skip
+        for r in steps:
+            sp = f"{r['speedup']:.2f}" if r.get("speedup") else "-"
+            losses = " ".join(f"{v:.4f}" for v in r.get("losses_first3", []))
+            lines.append(f"{r['variant']:<16}{r['step_ms']:9.1f}{r['tokens_per_s']:10.0f}"
+                         f"{r['peak_gb']:9.1f}{sp:>9}  {losses}")  # fmt: skip
+    if res.get("skipped"):
+        lines += ["", "skipped:"] + [f"  {k}: {v}" for k, v in res["skipped"].items()]
+    lines += ["", "targets (MET / MISS, measured value):"]
     for t in res.get("targets", []):
-        lines.append(f"  {'MET   ' if t['met'] else 'MISSED'} {t['target']}: {t['value']:.2f}")
+        lines.append(f"  {'MET ' if t['met'] else 'MISS'} {t['target']}: {t['value']:.2f}")
+    met = sum(t["met"] for t in res.get("targets", []))
+    lines.append(f"  {met}/{len(res.get('targets', []))} met")
     return "\n".join(lines)
 
 
@@ -632,7 +725,8 @@ def write_results(res: dict, out_dir: str, texts: dict) -> str:
     """<gpu>.json plus one <gpu>_<name>.txt per text, each with a header naming GPU and versions."""
     slug = gpu_slug(res["meta"]["gpu"])
     names = {"inductor_rmsnorm": "inductor_rmsnorm_code", "bench": "bench_table"}
-    res["artifacts"] = {names.get(k, k): f"{slug}_{k}.txt" for k in texts}
+    new = {names.get(k, k): f"{slug}_{k}.txt" for k in texts}
+    res["artifacts"] = {**res.get("artifacts", {}), **new}
     os.makedirs(out_dir, exist_ok=True)
     for name, text in texts.items():
         with open(os.path.join(out_dir, f"{slug}_{name}.txt"), "w", encoding="utf-8") as f:
@@ -650,9 +744,10 @@ def config_candidates(n_cols: int, dtype, backward: bool) -> list:
     base = tile_config(n_cols, dtype, backward)
     m, per_sm = base.kwargs["BLOCK_M"], base.kwargs["PER_SM"]
     cands = [(m, base.num_warps, base.num_stages, per_sm)]
-    for dm, dw, ds, dp in ((2, 1, 0, 1), (0.5, 1, 0, 1), (1, 2, 0, 1), (1, 0.5, 0, 1)) + (
-        ((1, 1, 1, 1), (1, 1, -1, 1), (1, 1, 0, 2), (1, 1, 0, 0.5)) if backward else ()
-    ):
+    steps = ((2, 1, 0, 1), (0.5, 1, 0, 1), (4, 1, 0, 1), (1, 2, 0, 1), (1, 0.5, 0, 1))
+    if backward:
+        steps += ((1, 1, 1, 1), (1, 1, -1, 1), (1, 1, 0, 2), (1, 1, 0, 4), (1, 1, 0, 0.5))
+    for dm, dw, ds, dp in steps:
         c = (int(m * dm), int(base.num_warps * dw), base.num_stages + ds, int(per_sm * dp))
         if c[0] >= 1 and 2 <= c[1] <= 32 and c[2] >= 1 and c[3] >= 1 and c not in cands:
             cands.append(c)
@@ -663,41 +758,56 @@ def config_candidates(n_cols: int, dtype, backward: bool) -> list:
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_sweep
-def time_with_config(direction: str, cfg, x, w, dy, rstd) -> float:
-    """Graph-timed forward or backward of our kernels with tile_config forced to cfg for x."""
+def time_with_config(direction: str, cfg, x, w, dy, rstd) -> tuple[float, float]:
+    """Graph-timed forward or backward of our kernels with tile_config forced to cfg for x.
+
+    -> (ms, seconds of the first call: compilation included, what autotune pays per config).
+    """
     import qwen3_fusion.rmsnorm as ours
 
     chosen, key = ours.tile_config, (x.shape[1], x.dtype, direction == "bwd")
-    ours.tile_config = lambda n, dt, backward=False: (
-        cfg if (n, dt, backward) == key else chosen(n, dt, backward)
+    ours.tile_config = lambda n, dt, backward=False, dy_dtype=None, smem=0: (
+        cfg if (n, dt, backward) == key else chosen(n, dt, backward, dy_dtype, smem)
     )
+    ours._plan.cache_clear()
     try:
         if direction == "fwd":
-            return graph_ms(lambda: ours.rms_norm_forward(x, w, EPS), warmup=10, rep=40)
-        return graph_ms(lambda: ours.rms_norm_backward(dy, x, w, rstd), warmup=10, rep=40)
+            f = lambda: ours.rms_norm_forward(x, w, EPS)
+        else:
+            f = lambda: ours.rms_norm_backward(dy, x, w, rstd)
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        f()
+        torch.cuda.synchronize()
+        first_s = time.perf_counter() - t
+        return graph_ms(f, warmup=5, rep=25), first_s
     finally:
         ours.tile_config = chosen
+        ours._plan.cache_clear()
 
 
-def sweep_ours(shapes=RMSNORM_SHAPES, log=print) -> list[dict]:
+def sweep_ours(shapes=SWEEP_SHAPES, log=print, budget_s: float = 1e9) -> list[dict]:
     """Time every config candidate of our kernels at every shape; the first is tile_config's."""
     from qwen3_fusion.rmsnorm import rms_norm_forward
 
-    out = []
+    out, t0 = [], time.monotonic()
     for rows, n, dtype in shapes:
+        if time.monotonic() - t0 > budget_s:
+            log(f"sweep: time budget spent, {rows}x{n} {dtype} skipped")
+            continue
         x, w, dy = rmsnorm_inputs(rows, n, dtype)
         rstd = rms_norm_forward(x, w, EPS)[1]
         for direction in ("fwd", "bwd"):
             mine = []
             for i, cfg in enumerate(config_candidates(n, dtype, direction == "bwd")):
                 try:
-                    ms = time_with_config(direction, cfg, x, w, dy, rstd)
+                    ms, first_s = time_with_config(direction, cfg, x, w, dy, rstd)
                 except Exception as exc:  # noqa: BLE001 - e.g. out of shared memory
                     log(f"sweep {direction} {rows}x{n} {cfg} failed: {str(exc)[:120]}")
                     continue
                 mine.append({
                     "rows": rows, "n": n, "dtype": str(dtype).removeprefix("torch."),
-                    "pass": direction, "default": i == 0, "ms": ms,
+                    "pass": direction, "default": i == 0, "ms": ms, "first_call_s": first_s,
                     "gbps": rmsnorm_bytes(rows, n, dtype, direction) / ms / 1e6,
                     "BLOCK_M": cfg.kwargs["BLOCK_M"], "PER_SM": cfg.kwargs["PER_SM"],
                     "num_warps": cfg.num_warps, "num_stages": cfg.num_stages,
@@ -706,12 +816,27 @@ def sweep_ours(shapes=RMSNORM_SHAPES, log=print) -> list[dict]:
                 best = min(mine, key=lambda r: r["ms"])
                 log(f"sweep {direction} {rows}x{n} {dtype}: first {mine[0]['ms'] * 1e3:.1f} us, best "
                     f"{best['ms'] * 1e3:.1f} us ({best['gbps']:.0f} GB/s) BLOCK_M={best['BLOCK_M']} "
-                    f"warps={best['num_warps']} stages={best['num_stages']} PER_SM={best['PER_SM']}")  # fmt: skip
+                    f"warps={best['num_warps']} stages={best['num_stages']} PER_SM={best['PER_SM']}; "
+                    f"compile+first call {sum(r['first_call_s'] for r in mine):.1f} s for {len(mine)}")  # fmt: skip
             out += mine
     return out
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_main
+def dispatch_table(impls=("ours", "liger", "hf_eager"), shapes=((4096, 128), (4096, 4096))):
+    """CPU issue cost per call of a few implementations at small bf16 shapes."""
+    out = []
+    for rows, n in shapes:
+        x, w, dy = rmsnorm_inputs(rows, n, torch.bfloat16)
+        for impl in impls:
+            try:
+                fn, _ = make_norm(impl, n, w)
+                out.append({"rows": rows, "n": n, "impl": impl, **dispatch_us(fn, None, x, dy)})
+            except Exception as exc:  # noqa: BLE001
+                print(f"dispatch {impl} failed: {type(exc).__name__}: {exc}", flush=True)
+    return out
+
+
 def main(argv=None) -> int:
     """Run everything on the GPU and write the results; exits 2 without a CUDA GPU."""
     p = argparse.ArgumentParser(prog="python -m qwen3_fusion.bench", description=__doc__)
@@ -722,6 +847,9 @@ def main(argv=None) -> int:
     )
     p.add_argument("--skip", default="", help="comma list of: rmsnorm,train,inductor,profile")
     p.add_argument("--train", default=",".join(TRAIN_VARIANTS), help="training variants to run")
+    p.add_argument("--impls", default=",".join(PEERS + ["ours"]), help="RMSNorm impls to time")
+    p.add_argument("--budget", type=float, default=1e9, help="seconds for the rmsnorm / sweep loop")
+    p.add_argument("--previous", default="", help="results file whose skipped sections are kept")
     args = p.parse_args(argv)
     if not torch.cuda.is_available():
         print("qwen3_fusion.bench needs a CUDA GPU; torch.cuda.is_available() is False here.")
@@ -734,23 +862,51 @@ def main(argv=None) -> int:
     res["copy"] = copy_ceiling()
     log(f"copy {res['copy']['gbps']:.0f} GB/s")
     if args.sweep:
-        res["sweep"] = sweep_ours(log=log)
+        res["sweep"] = sweep_ours(log=log, budget_s=args.budget)
         return 0 if write_json(res, os.path.join(args.out, f"{slug}_sweep.json")) else 1
+    old = {}
+    if args.previous and os.path.exists(args.previous):
+        with open(args.previous, encoding="utf-8") as f:
+            old = json.load(f)
+    kept = lambda *keys: {k: old[k] for k in keys if k in old}
     if "rmsnorm" not in skip:
-        res["rmsnorm"], res["copy_by_shape"] = time_all_rmsnorm(
-            PEERS + ["ours"], res["copy"]["gbps"], log=log
+        res["dispatch"] = dispatch_table()
+        log("dispatch done")
+        res["rmsnorm"], res["copy_by_shape"], res["copy_by_shape_bwd"], res["skipped"] = (
+            time_all_rmsnorm(
+                args.impls.split(","), res["copy"]["gbps"], log=log, budget_s=args.budget
+            )
         )
-        log("rmsnorm done")
+        log(f"rmsnorm done; checkpoint {write_json(res, os.path.join(args.out, f'{slug}.json'))}")
+    else:
+        res.update(kept("dispatch", "rmsnorm", "copy_by_shape", "copy_by_shape_bwd", "skipped"))
     extra = {}
     if "inductor" not in skip:
         extra["inductor_rmsnorm"], res["inductor"] = inductor_rmsnorm_code()
         log("inductor code captured")
+    else:
+        res.update(kept("inductor"))
+        code = old.get("artifacts", {}).get("inductor_rmsnorm_code")
+        res["artifacts"] = {"inductor_rmsnorm_code": code} if code else {}
     if "profile" not in skip:
         res["profile"] = profile_hf_step()
         log(f"profile: {res['profile']['kernels']} kernels in one HF step")
-    res["config"] = dict(TRAIN_CONFIG)
+    else:
+        res.update(kept("profile"))
+    if kept("inductor", "profile"):  # train_step too, when training was skipped (set below)
+        res["kept_from_previous"] = {"sections": sorted(kept("inductor", "profile")),
+                                     "meta": old.get("meta")}  # fmt: skip
+    res["config"], res["configs"] = dict(TRAIN_CONFIG), TRAIN_CONFIGS
     if "train" not in skip:
-        res["train_step"] = train_table([v for v in args.train.split(",") if v], log=log)
+        variants = [v for v in args.train.split(",") if v]
+        res["train_steps"] = {name: train_table(variants, cfg, log=log)
+                              for name, cfg in TRAIN_CONFIGS.items()}  # fmt: skip
+        res["train_step"] = res["train_steps"]["qwen3_0.6b_8l"]
+    else:
+        res.update(kept("train_steps", "train_step"))
+        if kept("train_step"):
+            res.setdefault("kept_from_previous", {"sections": [], "meta": old.get("meta")})
+            res["kept_from_previous"]["sections"].append("train_step")
     res["targets"] = check_targets(res)
     extra["bench"] = format_report(res)
     log(f"wrote {write_results(res, args.out, extra)}")

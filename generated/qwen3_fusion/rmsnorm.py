@@ -1,15 +1,16 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.rmsnorm: EagerRMSNormFunction, MAX_HIDDEN, RMSNormFunction and 10 more (see __all__).
+"""qwen3_fusion.rmsnorm: EagerRMSNormFunction, INTERPRET_SMEM, MAX_HIDDEN and 11 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
 """
 
 __all__ = [
     "EagerRMSNormFunction",
+    "INTERPRET_SMEM",
     "MAX_HIDDEN",
     "RMSNormFunction",
-    "SMEM_BUDGET",
+    "SMEM_FRACTION",
     "TritonRMSNorm",
     "bwd_num_programs",
     "rms_norm",
@@ -23,6 +24,7 @@ __all__ = [
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::imports
+import contextlib
 import functools
 import os
 
@@ -30,11 +32,13 @@ import torch
 import triton
 import triton.language as tl
 from torch import nn
+from torch.autograd.function import once_differentiable
 
 MAX_HIDDEN = 65536  # widest row a program holds in registers
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
-SMEM_BUDGET = 160 * 1024  # bytes of pipelined loads a backward program may stage
+SMEM_FRACTION = 0.7  # share of the device's shared memory per block that staged loads may use
+INTERPRET_SMEM = 227 * 1024  # shared memory per block assumed on the interpreter (an H100/H200)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rmsnorm_fwd_kernel
@@ -76,10 +80,13 @@ def _rmsnorm_fwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
-def tile_config(n_cols: int, dtype: torch.dtype, backward: bool = False) -> triton.Config:
+def tile_config(
+    n_cols: int, dtype: torch.dtype, backward: bool = False, dy_dtype=None, smem: int = 0
+) -> triton.Config:
     """One config per row width, swept on an H200: BLOCK_M, num_warps, num_stages, PER_SM.
 
-    PER_SM is the number of persistent backward programs per SM.
+    PER_SM is the number of persistent backward programs per SM. The backward's pipelined x and
+    dy tiles must fit in `smem` bytes (default: what the interpreter assumes).
     """
     block_n = triton.next_power_of_2(n_cols)
     if not backward:
@@ -105,23 +112,36 @@ def tile_config(n_cols: int, dtype: torch.dtype, backward: bool = False) -> trit
         m, warps, per_sm, stages = 1, 8, 1, 3
     else:
         m, warps, per_sm, stages = 1, 16, 2, 2
-    staged = lambda: (stages - 1) * m * block_n * 2 * dtype.itemsize
-    while stages > 1 and staged() > SMEM_BUDGET:  # x and dy tiles of stages - 1 loop steps
+    itemsize = dtype.itemsize + (dy_dtype or dtype).itemsize  # x and dy may differ
+    budget = SMEM_FRACTION * (smem or INTERPRET_SMEM)
+    staged = lambda: (stages - 1) * m * block_n * itemsize
+    while stages > 1 and staged() > budget:  # x and dy tiles of stages - 1 loop steps
         m, stages = (m // 2, stages) if m > 1 else (m, stages - 1)
     return triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
 
 
-def bwd_num_programs(n_rows: int, n_cols: int, dtype: torch.dtype, device: torch.device) -> int:
-    """Persistent backward grid: PER_SM programs per SM (per device on the interpreter)."""
-    config = tile_config(n_cols, dtype, backward=True)
-    tiles = triton.cdiv(n_rows, config.kwargs["BLOCK_M"])
-    sms = _sm_count(device.index) if device.type == "cuda" else 1
-    return max(1, min(tiles, config.kwargs["PER_SM"] * sms))
+@functools.cache
+def _device_info(index: int) -> tuple[int, int]:
+    """(SM count, opt-in shared memory per block in bytes) of CUDA device `index`."""
+    props = torch.cuda.get_device_properties(index)
+    return props.multi_processor_count, props.shared_memory_per_block_optin
 
 
 @functools.cache
-def _sm_count(index: int) -> int:
-    return torch.cuda.get_device_properties(index).multi_processor_count
+def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) -> tuple:
+    """Everything about a launch that depends only on (N, dtypes, device), computed once:
+    (BLOCK_M, BLOCK_N, num_warps, num_stages, programs per device for the backward)."""
+    sms, smem = _device_info(device.index) if device.type == "cuda" else (1, INTERPRET_SMEM)
+    config = tile_config(n_cols, dtype, backward, dy_dtype, smem)
+    k = config.kwargs
+    block_n = triton.next_power_of_2(n_cols)
+    return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
+
+
+def bwd_num_programs(n_rows: int, n_cols: int, dtype: torch.dtype, device: torch.device) -> int:
+    """Persistent backward grid: PER_SM programs per SM (per device on the interpreter)."""
+    block_m, _, _, _, programs = _plan(n_cols, dtype, dtype, True, torch.device(device))
+    return max(1, min(triton.cdiv(n_rows, block_m), programs))
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::launch
@@ -133,18 +153,23 @@ def _vec(*ints: int, element_size: int) -> int:
     return vec
 
 
-def _launch(kernel, grid, args: tuple, tensors, backward: bool) -> None:
-    """Launch with tile_config's choice for the row width and dtype of tensors[0], (M, N)."""
-    n_cols, dtype = tensors[0].shape[1], tensors[0].dtype
-    config = tile_config(n_cols, dtype, backward)
+def _device_guard(t: torch.Tensor):
+    """Make t's GPU the current one: Triton launches on the current device's stream."""
+    if t.is_cuda and t.device.index != torch.cuda.current_device():
+        return torch.cuda.device(t.device.index)
+    return contextlib.nullcontext()
+
+
+def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
+    """Launch with the cached plan (see _plan) on the device of tensors[0], (M, N)."""
+    block_m, block_n, num_warps = plan[:3]
+    n_cols = tensors[0].shape[1]
     strides = [t.stride(0) for t in tensors]
     vec = _vec(n_cols, *strides, element_size=min(t.element_size() for t in tensors))
-    meta = dict(BLOCK_M=config.kwargs["BLOCK_M"], BLOCK_N=triton.next_power_of_2(n_cols), VEC=vec)
-    if backward:
-        meta["NUM_STAGES"] = config.num_stages
     # strides and n_cols go in units of VEC elements (see the kernels)
     args = (*args, *[s // vec for s in strides], n_cols // vec)
-    kernel[grid(meta)](*args, **meta, num_warps=config.num_warps)
+    with _device_guard(tensors[0]):
+        kernel[grid](*args, BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec, num_warps=num_warps, **meta)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::check_args
@@ -153,7 +178,15 @@ def _describe(name: str, t: torch.Tensor) -> str:
 
 
 def _check_args(x: torch.Tensor, weight: torch.Tensor) -> None:
-    """Raise one clear ValueError for inputs the kernels do not support."""
+    """Raise one clear ValueError for inputs the kernels do not support (cheap when all is well)."""
+    ok = x.dtype in _FLOAT_DTYPES and weight.dtype in _FLOAT_DTYPES and x.dim() > 0
+    ok = ok and 1 <= x.shape[-1] <= MAX_HIDDEN and weight.dim() == 1
+    ok = ok and weight.shape[0] == x.shape[-1] and weight.device == x.device
+    if not (ok and (x.is_cuda or _INTERPRET)):
+        _raise_bad_args(x, weight)
+
+
+def _raise_bad_args(x: torch.Tensor, weight: torch.Tensor) -> None:
     where = f"rms_norm: {_describe('x', x)}, {_describe('weight', weight)}"
     if x.dtype not in _FLOAT_DTYPES or weight.dtype not in _FLOAT_DTYPES:
         raise ValueError(f"{where}: x and weight must be float32, bfloat16 or float16")
@@ -163,8 +196,7 @@ def _check_args(x: torch.Tensor, weight: torch.Tensor) -> None:
         raise ValueError(f"{where}: weight must have shape ({x.shape[-1]},)")
     if weight.device != x.device:
         raise ValueError(f"{where}: x and weight must be on the same device")
-    if x.device.type != "cuda" and not _INTERPRET:
-        raise ValueError(f"{where}: Triton needs CUDA tensors (or TRITON_INTERPRET=1)")
+    raise ValueError(f"{where}: Triton needs CUDA tensors (or TRITON_INTERPRET=1)")
 
 
 def _check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
@@ -193,16 +225,18 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     out_dtype = torch.promote_types(x.dtype, weight.dtype)
     if out is None:
         out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    else:
+        _check_buffer("out", out, x.shape, out_dtype, x.device)
     if rstd is None:
         rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
-    _check_buffer("out", out, x.shape, out_dtype, x.device)
-    _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
+    else:
+        _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
     x2 = _rows(x)
     n_rows, n_cols = x2.shape
     if n_rows > 0:
-        y2 = out.view(n_rows, n_cols)
-        grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_M"]),)
-        _launch(_rmsnorm_fwd_kernel, grid, (x2, weight, y2, rstd, n_rows, eps), (x2, y2), False)
+        plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
+        y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
+        _launch(_rmsnorm_fwd_kernel, grid, (x2, weight, y2, rstd, n_rows, eps), (x2, y2), plan)
     return out, rstd
 
 
@@ -235,6 +269,7 @@ def _rmsnorm_bwd_kernel(
     BLOCK_N: tl.constexpr,  # next_pow2(n_cols)
     VEC: tl.constexpr,  # as in the forward: proves 16-byte aligned rows
     NUM_STAGES: tl.constexpr,  # loop steps whose loads are in flight at once
+    COMPUTE_DW: tl.constexpr,  # False when the weight needs no gradient: no dW work at all
 ):
     n_cols = n_cols_v * VEC
     dy_row_stride, x_row_stride = dy_row_stride_v * VEC, x_row_stride_v * VEC
@@ -261,37 +296,45 @@ def _rmsnorm_bwd_kernel(
         dx = (g - x_hat * (tl.sum(g * x_hat, axis=1)[:, None] / n_cols)) * rstd
         dx = dx.to(dx_ptr.dtype.element_ty)
         tl.store(dx_ptr + r64 * dx_row_stride + cols[None, :], dx, mask=mask)
-        # dW sees x_hat rounded to the input dtype, as autograd through Qwen3RMSNorm does
-        dw_acc += tl.sum(dy * x_hat.to(x_ptr.dtype.element_ty).to(tl.float32), axis=0)
-    tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
+        if COMPUTE_DW:  # dW sees x_hat rounded to the input dtype, as HF's autograd does
+            dw_acc += tl.sum(dy * x_hat.to(x_ptr.dtype.element_ty).to(tl.float32), axis=0)
+    if COMPUTE_DW:
+        tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward
-def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None):
+def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_dw=True):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
-    dy is only read. dw is the fixed-order torch sum of an fp32 (programs, N) buffer, so it
-    is bitwise deterministic; pass `dw_partial` to choose the number of programs yourself.
+    dy (any float dtype) is only read. dw is the fixed-order torch sum of an fp32 (programs, N)
+    buffer, so it is bitwise deterministic; pass `dw_partial` to choose the number of programs
+    yourself. compute_dw=False skips dW (no buffer, no reduction) and returns dw None.
     """
     _check_args(x, weight)
     if dy.shape != x.shape or dy.dtype not in _FLOAT_DTYPES or dy.device != x.device:
         got = _describe("dy", dy)
         raise ValueError(f"rms_norm backward: {got} does not match {_describe('x', x)}")
     _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
-    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device) if dx is None else dx
-    _check_buffer("dx", dx, x.shape, x.dtype, x.device)
+    if dx is None:
+        dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    else:
+        _check_buffer("dx", dx, x.shape, x.dtype, x.device)
     x2, dy2 = _rows(x), _rows(dy)
     n_rows, n_cols = x2.shape
     if n_rows == 0:
-        return dx, torch.zeros_like(weight)
+        return dx, torch.zeros_like(weight) if compute_dw else None
+    plan = _plan(n_cols, x.dtype, dy.dtype, True, x.device)
     if dw_partial is None:
-        n_prog = bwd_num_programs(n_rows, n_cols, x.dtype, x.device)
-        dw_partial = torch.empty(n_prog, n_cols, dtype=torch.float32, device=x.device)
-    _check_buffer("dw_partial", dw_partial, (dw_partial.shape[0], n_cols), torch.float32, x.device)
-    n_prog, dx2 = dw_partial.shape[0], dx.view(n_rows, n_cols)
-    args = (dy2, x2, weight, rstd.view(-1), dx2, dw_partial, n_rows)
-    _launch(_rmsnorm_bwd_kernel, lambda meta: (n_prog,), args, (x2, dy2, dx2), True)
-    return dx, dw_partial.sum(0).to(weight.dtype)
+        n_prog = max(1, min((n_rows + plan[0] - 1) // plan[0], plan[4]))  # int math: no triton.cdiv
+        shape = (n_prog, n_cols) if compute_dw else (0, n_cols)
+        dw_partial = torch.empty(shape, dtype=torch.float32, device=x.device)
+    else:
+        n_prog = dw_partial.shape[0]
+        _check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
+    args = (dy2, x2, weight, rstd.view(-1), dx.view(n_rows, n_cols), dw_partial, n_rows)
+    _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, args[4]), plan,
+            NUM_STAGES=plan[3], COMPUTE_DW=compute_dw)  # fmt: skip
+    return dx, dw_partial.sum(0).to(weight.dtype) if compute_dw else None
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_function
@@ -299,7 +342,8 @@ class RMSNormFunction(torch.autograd.Function):
     """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
 
     Saves x, w and the fp32 rstd (one float per row), nothing else. backward runs the Triton
-    backward op, or the PyTorch formula when triton_backward is False.
+    backward op, or the PyTorch formula when triton_backward is False; it skips dW when the
+    weight needs no gradient.
     """
 
     @staticmethod
@@ -316,24 +360,27 @@ class RMSNormFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy, _drstd):
         x, weight, rstd = ctx.saved_tensors
+        need_dw = ctx.needs_input_grad[1]
         if ctx.triton_backward:
-            dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd)
+            dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd, need_dw)
         else:
             dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
-        return dx, dw, None, None
+        return dx, dw if need_dw else None, None, None
 
 
 class EagerRMSNormFunction(RMSNormFunction):
     """RMSNormFunction for eager mode: calls the launchers directly, skipping op dispatch."""
 
     @staticmethod
+    @once_differentiable  # a second derivative raises instead of being silently wrong
     def backward(ctx, dy, _drstd):
         x, weight, rstd = ctx.saved_tensors
+        need_dw = ctx.needs_input_grad[1]
         if ctx.triton_backward:
-            dx, dw = rms_norm_backward(dy, x, weight, rstd)
+            dx, dw = rms_norm_backward(dy, x, weight, rstd, compute_dw=need_dw)
         else:
             dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
-        return dx, dw, None, None
+        return dx, dw if need_dw else None, None, None
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::custom_ops
@@ -354,15 +401,16 @@ def _(x, weight, eps, triton_backward):
 
 @torch.library.custom_op("qwen3_fusion::rms_norm_bwd", mutates_args=())
 def rms_norm_bwd_op(
-    dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
+    dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor, compute_dw: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Backward as one opaque op: -> dx, dw."""
-    return rms_norm_backward(dy, x, weight, rstd)
+    """Backward as one opaque op: -> dx, dw (dw empty when compute_dw is False)."""
+    dx, dw = rms_norm_backward(dy, x, weight, rstd, compute_dw=compute_dw)
+    return dx, weight.new_empty(0) if dw is None else dw
 
 
 @rms_norm_bwd_op.register_fake
-def _(dy, x, weight, rstd):
-    return x.new_empty(x.shape), torch.empty_like(weight)
+def _(dy, x, weight, rstd, compute_dw):
+    return x.new_empty(x.shape), weight.new_empty(weight.shape if compute_dw else (0,))
 
 
 rms_norm_fwd_op.register_autograd(
@@ -380,6 +428,8 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
         raise ValueError(f"rms_norm: backward must be 'triton' or 'torch', got {backward!r}")
     if torch.compiler.is_compiling():
         return rms_norm_fwd_op(x, weight, eps, backward == "triton")[0]
+    if not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad)):
+        return rms_norm_forward(x, weight, eps)[0]  # nothing to record: straight to the launch
     # eager: the autograd.Function itself; the custom op's dispatch costs CPU time on every call
     return EagerRMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
 
