@@ -11,6 +11,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.trace_capture        <- src_literate/post1_qwen3_fusion_reading.pmd
 """
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "reading",
     "rmsnorm",
     "signals",
+    "trace_capture",
 ]

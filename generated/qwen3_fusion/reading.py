@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.reading: ExportError, GEMM_OPS, LaunchStats and 19 more (see __all__).
+"""qwen3_fusion.reading: ExportError, GEMM_OPS, GEMM_SUBSTRINGS and 20 more (see __all__).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二, §三); every block below is marked with its chunk.
 """
@@ -8,6 +8,7 @@ Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二, §三); every b
 __all__ = [
     "ExportError",
     "GEMM_OPS",
+    "GEMM_SUBSTRINGS",
     "LaunchStats",
     "MAYBE_COPY_OPS",
     "NO_DATA_OPS",
@@ -241,10 +242,15 @@ GEMM_OPS = frozenset(
     "_scaled_dot_product_efficient_attention _scaled_dot_product_cudnn_attention "
     "_scaled_dot_product_flash_attention_for_cpu".split()
 )
+# attention backward kernels are compute-bound too, whatever the backend's op name
+GEMM_SUBSTRINGS = ("scaled_dot_product", "flash_attention", "efficient_attention")
 # ops whose schema says "may alias": a view when no copy is needed, a copy otherwise
 MAYBE_COPY_OPS = frozenset("to reshape contiguous flatten dropout type_as".split())
-# ops that move no data although their schema does not say "alias"
-NO_DATA_OPS = frozenset("_unsafe_view _reshape_alias resolve_conj resolve_neg lift_fresh".split())
+# ops that move no data although their schema does not say "alias" (allocations included)
+NO_DATA_OPS = frozenset(
+    "_unsafe_view _reshape_alias resolve_conj resolve_neg lift_fresh "
+    "empty empty_like empty_strided new_empty new_empty_strided".split()
+)
 
 
 def op_kind(name: str) -> str:
@@ -253,7 +259,7 @@ def op_kind(name: str) -> str:
     `name` as the profiler writes it ("aten::mul"), as an overload ("mul.Tensor") or bare.
     """
     base = name.split("::")[-1].split(".")[0]
-    if base in GEMM_OPS:
+    if base in GEMM_OPS or any(s in base for s in GEMM_SUBSTRINGS):
         return "gemm"
     if base in MAYBE_COPY_OPS:
         return "maybe_copy"
@@ -283,7 +289,7 @@ class LaunchStats:
 
     ops: int  # aten ops called from Python or autograd: one dispatch each
     gemm: int  # of those, matrix multiplies and attention
-    views: int  # of those, views and no-op casts: dispatch cost, no data moved
+    views: int  # of those, views, allocations, no-op casts: dispatch cost, no data moved
     kernels: int  # device kernels launched (0 without a GPU)
     cpu_us: float  # CPU time inside those ops
     device_us: float  # device time of the kernels
@@ -301,11 +307,16 @@ def _outer_aten_ops(prof) -> list:
     return out
 
 
+def _copies(event) -> bool:
+    """Whether a may-alias op (reshape, to, contiguous...) copied: some op under it ran copy_."""
+    return any(c.name == "aten::copy_" or _copies(c) for c in event.cpu_children)
+
+
 def launch_stats(prof) -> LaunchStats:
     """Count the ops, GEMMs, views and kernels of a profile (see LaunchStats)."""
     outer = _outer_aten_ops(prof)
     kinds = [op_kind(e.name) for e in outer]
-    no_copy = [k == "maybe_copy" and not e.cpu_children for k, e in zip(kinds, outer, strict=True)]
+    no_copy = [k == "maybe_copy" and not _copies(e) for k, e in zip(kinds, outer, strict=True)]
     kernels = [k for e in prof.events() for k in e.kernels]
     return LaunchStats(
         ops=len(outer),
