@@ -104,8 +104,9 @@ def build_all(
             freezes[f"{src.slug}.json"] = freeze.to_text()
             prose = Prose(src, series, palette)
             body = format_body(src, records, prose)
+            inputs = freeze.inputs
             values = post_values(
-                src, series, body, prose.footnotes, freeze.inputs["versions"], results
+                src, series, body, prose.footnotes, inputs["versions"], results, inputs["results"]
             )
             posts[f"{src.slug}.md"] = render_template(env, "post.md.j2", **values)
     readme = readme_text(project, env, series)

@@ -192,7 +192,13 @@ def load_results(root: Path) -> dict[str, dict]:
 
 
 def post_values(
-    src: Source, series: Series, body: str, footnotes: list[str], versions: dict, results: dict
+    src: Source,
+    series: Series,
+    body: str,
+    footnotes: list[str],
+    versions: dict,
+    results: dict,
+    freeze_results: dict,
 ) -> dict:
     """Everything the post template needs."""
     me = series.post(src.slug)
@@ -207,14 +213,16 @@ def post_values(
         }
         for p in series.posts
     ]
-    runs = [
-        tuple(
-            (k, str(r["meta"].get(k, "?")))
-            for k in ("gpu", "torch", "triton", "transformers", "date")
-        )
-        for r in results.values()
-        if isinstance(r, dict) and isinstance(r.get("meta"), dict) and r["meta"].get("gpu")
-    ]
+    # the GPU runs whose files this post's code reads (the freeze's inputs), one line per setup
+    read = set(freeze_results)
+    runs: dict[tuple, list[str]] = {}
+    for name, r in sorted(results.items()):
+        meta = r.get("meta") if isinstance(r, dict) else None
+        if f"{name}.json" not in read or not isinstance(meta, dict) or not meta.get("gpu"):
+            continue
+        key = tuple((k, str(meta.get(k, "?"))) for k in ("gpu", "torch", "triton", "transformers"))
+        runs.setdefault(key, []).append(str(meta.get("date", "?"))[:10])
+    gpu_runs = [{**dict(k), "date": " 至 ".join(sorted({min(d), max(d)}))} for k, d in runs.items()]
     return {
         "meta": src.meta,
         "series": series.name,
@@ -227,7 +235,7 @@ def post_values(
         "min_versions": {**MIN_VERSIONS, **(src.meta.get("min_versions") or {})},
         # a source's own min_versions are the oldest it ran on; the defaults are the spec's floor
         "min_versions_ran": bool(src.meta.get("min_versions")),
-        "gpu_runs": [dict(r) for r in dict.fromkeys(runs)],
+        "gpu_runs": gpu_runs,
         "nav": nav,
         "source": src.rel,
     }

@@ -39,6 +39,7 @@ GPU_NOTE = "> **需要 GPU**：{why}（构建本文的 CPU 机器上未执行这
 # ANSI colour codes that IPython puts into tracebacks
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PACKAGE_REF = re.compile(rf"(?<![\w.]){PACKAGE}\.(\w+)")  # not torch.ops.qwen3_fusion.<op>
+LISTING = re.compile(r"\.(?:r?glob|iterdir)\(|\b(?:os\.listdir|os\.scandir|glob\.glob)\(")
 # `from qwen3_fusion import x` or `import qwen3_fusion`: may reach any module
 BARE_IMPORT = re.compile(
     rf"^\s*(?:from\s+{PACKAGE}\s+import\b|import\s+{PACKAGE}\s*(?:$|as\b|,))", re.M
@@ -105,8 +106,10 @@ def execution_inputs(src: Source, package: dict[str, str], root: Path) -> dict:
     seen_code = all_code + "\n".join(package[m] for m in sorted(modules))
     results = {}
     folder = root / RESULTS_DIR
+    # code that lists the folder (glob, iterdir, listdir) may read any of its files
+    lists = bool(LISTING.search(seen_code)) and "results" in seen_code
     for p in sorted(folder.iterdir()) if folder.is_dir() else []:
-        if p.is_file() and (p.name in seen_code or f'"{p.stem}"' in seen_code):
+        if p.is_file() and (lists or p.name in seen_code or f'"{p.stem}"' in seen_code):
             results[p.name] = sha256_text(p.read_bytes())[:16]
     return {
         "chunks": [
