@@ -91,13 +91,13 @@ def check_results(project: Project) -> list[str]:
 def check_in_sync(project: Project, outputs: dict) -> list[str]:
     """generated/, posts/ and README.md must be exactly what the sources produce."""
     problems = []
-    trees = {
-        "generated": (project.generated, ".py"),
-        "posts": (project.posts, ".md"),
-        FREEZE_DIR: (project.root / FREEZE_DIR, ".json"),
-    }
-    for key, (base, suffix) in trees.items():
-        want = outputs["freeze" if key == FREEZE_DIR else key]
+    trees = [  # (shown as, outputs key, folder, managed suffix)
+        ("generated", "generated", project.generated, ".py"),
+        ("posts", "posts", project.posts, ".md"),
+        (FREEZE_DIR, "freeze", project.root / FREEZE_DIR, ".json"),
+    ]
+    for label, key, base, suffix in trees:
+        want = outputs[key]
         have = (
             {
                 p.relative_to(base).as_posix()
@@ -109,7 +109,7 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
         )
         for rel in sorted(set(want) | have):
             path = base / rel
-            shown = f"{key}/{rel}"
+            shown = f"{label}/{rel}"
             if rel not in want:
                 problems.append(f"{shown}: not produced by any source (delete it or rebuild)")
             elif not path.exists():
@@ -151,23 +151,27 @@ def check_ruff(project: Project) -> list[str]:
 
 
 def check_fences(rel: str, text: str) -> list[str]:
-    problems = [f"{rel}:{f.line}: fenced block has no language" for f in fences(text) if not f.lang]
-    problems += [
-        f"{rel}:{f.line}: fenced block is not closed" for f in fences(text) if not f.closed
-    ]
+    problems = []
+    for f in fences(text):
+        if not f.lang:
+            problems.append(f"{rel}:{f.line}: fenced block has no language")
+        if not f.closed:
+            problems.append(f"{rel}:{f.line}: fenced block is not closed")
     return problems
 
 
 def code_lines(text: str) -> tuple[int, int]:
     """(shown, folded) lines of python code in a post; folded code sits inside <details>."""
     shown = folded = 0
-    lines = text.split("\n")
+    inside, open_ = [], False  # inside[k]: line k+1 is within a <details> block
+    for ln in text.split("\n"):
+        open_ = (open_ or "<details>" in ln) and "</details>" not in ln
+        inside.append(open_)
     for f in fences(text):
         if f.lang != "python":
             continue
         n = f.body.count("\n") + 1
-        before = "\n".join(lines[: f.line - 1])
-        if before.rfind("<details>") > before.rfind("</details>"):
+        if inside[f.line - 1]:
             folded += n
         else:
             shown += n

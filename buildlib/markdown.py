@@ -23,6 +23,11 @@ from markdown_it import MarkdownIt
 FRONT_MATTER_FENCE = "---"
 
 
+def info_lang(info: str) -> str:
+    """A fence's language: its info string's first word, up to a space, comma or brace."""
+    return re.split(r"[\s,{]", info.strip(), maxsplit=1)[0] if info.strip() else ""
+
+
 @dataclass(frozen=True)
 class Fence:
     """A fenced code block; lines are 1-based lines of the text it was found in."""
@@ -35,8 +40,7 @@ class Fence:
 
     @property
     def lang(self) -> str:
-        """The language: the info string's first word, up to a space, comma or brace."""
-        return re.split(r"[\s,{]", self.info, maxsplit=1)[0] if self.info else ""
+        return info_lang(self.info)
 
 
 @dataclass(frozen=True)
@@ -66,15 +70,20 @@ def split_front_matter(text: str) -> tuple[str | None, int]:
     raise ValueError("front matter is not closed by '---'")
 
 
-def _tokens(text: str):
-    """Tokens of the text with any front matter blanked (line numbers kept)."""
+@functools.lru_cache(maxsize=16)
+def _tokens(text: str) -> tuple:
+    """Tokens of the text with any front matter blanked (line numbers kept).
+
+    Cached: a check asks for the fences, headings and prose of one post several times.
+    The tokens are only read, never changed.
+    """
     try:
         raw, first_body = split_front_matter(text)
     except ValueError:
         raw, first_body = None, 0
     if raw is not None:
         text = "\n" * first_body + "\n".join(text.split("\n")[first_body:])
-    return parser().parse(text)
+    return tuple(parser().parse(text))
 
 
 def fences(text: str) -> list[Fence]:

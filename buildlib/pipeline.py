@@ -12,7 +12,7 @@ from .render import Prose, environment, load_results, post_values, render_templa
 from .series import Series, load_series
 from .source import Source, discover_sources, parse_source
 from .tangle import tangle
-from .weave import FREEZE_DIR, execute, format_body, require_frozen
+from .weave import FREEZE_DIR, execute, format_body, require_frozen, stage_package
 
 PALETTE_FILE = "templates/mermaid_palette.yaml"
 INDEX_START, INDEX_END = "<!-- posts:start -->", "<!-- posts:end -->"
@@ -90,9 +90,7 @@ def build_all(
     freezes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="qwen3-fusion-stage-") as tmp:
         stage = Path(tmp)
-        for rel, text in package.items():
-            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-            (stage / rel).write_text(text, encoding="utf-8")
+        stage_package(package, stage)
         for src in sources:
             if execute_stale:
                 again = refresh is not None and (not refresh or src.slug in refresh)

@@ -23,7 +23,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from buildlib.markdown import github_slug
+from buildlib.markdown import github_slug, info_lang
 from buildlib.markdown import split_front_matter as _split
 from buildlib.mermaid import ROOT, MermaidUnavailable, find_mermaid_js
 
@@ -102,7 +102,7 @@ def katex_assets() -> tuple[str, str]:
 def _fence(renderer, tokens, idx, options, env) -> str:
     token = tokens[idx]
     info = token.info.strip()
-    lang = re.split(r"[\s,{]", info, maxsplit=1)[0] if info else ""
+    lang = info_lang(info)
     if lang == "mermaid":
         return f'<pre class="mermaid">{html.escape(token.content)}</pre>\n'
     try:

@@ -10,14 +10,13 @@ from pathlib import Path
 import jinja2
 
 from .errors import BuildError
-from .markdown import fences, headings, outline
+from .markdown import INLINE_CODE, fences, headings, outline
 from .series import Series
 from .source import Source
 
 MORE = "<!--more-->"
 MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 TERM = re.compile(r"\[\[([^\[\]\n]+)\]\]")
-INLINE_CODE = re.compile(r"`[^`\n]*`")
 MIN_VERSIONS = {"torch": "2.3", "triton": "2.2"}
 
 

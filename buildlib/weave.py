@@ -27,14 +27,12 @@ from pathlib import Path
 
 from .errors import BuildError
 from .fsutil import sha256_text
-from .source import Chunk, Source
+from .source import PACKAGE, Chunk, Source
 
 FREEZE_VERSION = 2
 FREEZE_DIR = "src_literate/_freeze"
 RESULTS_DIR = "src_literate/results"
-PACKAGE = "qwen3_fusion"
 KEY_PACKAGES = ("torch", "triton", "transformers")
-BANNER_PACKAGES = ("torch", "triton", "transformers")
 GPU_NOTE = "> **需要 GPU**：{why}（构建本文的 CPU 机器上未执行这段代码）"
 # ANSI colour codes that IPython puts into tracebacks
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -248,6 +246,13 @@ def require_frozen(src: Source, root: Path, package: dict[str, str]) -> tuple[li
 
 
 # --- running chunks -------------------------------------------------------------------------
+
+
+def stage_package(package: dict[str, str], stage: Path) -> None:
+    """Write the tangled package (path under generated/ -> text) into `stage` for a kernel."""
+    for rel, text in package.items():
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stage / rel).write_text(text, encoding="utf-8")
 
 
 def kernel_env(stage: Path) -> dict[str, str]:

@@ -29,11 +29,8 @@ def test_output_is_the_same_with_other_threads_and_cpu_capability(src, monkeypat
     freeze = weave.read_freeze(REPO, src)
     assert freeze is not None, f"{src.rel} has no freeze; run `python build.py posts`"
     with tempfile.TemporaryDirectory() as tmp:
-        stage = Path(tmp)
-        for rel, text in package.items():
-            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-            (stage / rel).write_text(text, encoding="utf-8")
-        outputs = weave.run_chunks(src, REPO, stage)
+        weave.stage_package(package, Path(tmp))
+        outputs = weave.run_chunks(src, REPO, Path(tmp))
     labels = [c["label"] for c in freeze.inputs["chunks"]]
     differ = [
         f"{label}: {old!r} != {new!r}"
