@@ -7,6 +7,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.bench                <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.configs              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.launcher             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
@@ -18,6 +19,7 @@ __all__ = [
     "bench",
     "configs",
     "fusion_groups",
+    "launcher",
     "patching",
     "reading",
     "rmsnorm",
