@@ -44,8 +44,11 @@ def tangle(sources: list[Source]) -> dict[str, str]:
 def module_text(src: Source, mod: str) -> str:
     """One module: banner, docstring, __all__, then each chunk behind a marker naming it."""
     chunks = [c for c in src.chunks if c.module == mod]
+    lead, first = _leading_docstring(chunks[0].code)
+    bodies = [first] + [c.code.strip() for c in chunks[1:]]
     code = "".join(
-        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{c.code.strip()}\n" for c in chunks
+        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{body}\n"
+        for c, body in zip(chunks, bodies, strict=True)
     )
     hidden = set()
     for c in chunks:
@@ -53,14 +56,31 @@ def module_text(src: Source, mod: str) -> str:
             hidden |= set(defined_names(c.code))
     public = sorted(n for n in defined_names(code) if not n.startswith("_") and n not in hidden)
     chapters = _chapters_of(src, chunks)
+    head = f"{lead}\n\n" if lead else f"{PACKAGE}.{mod}: {_summary(public)}.\n\n"
     doc = (
-        f'"""{PACKAGE}.{mod}: {_summary(public)}.\n\n'
+        f'"""{head}'
         f"Tangled from {src.rel} ({chapters}); every block below is marked with its chunk.\n"
         '"""\n'
     )
     items = "".join(f'    "{n}",\n' for n in sorted(public))
     all_block = f"\n__all__ = [\n{items}]\n" if public else "\n__all__: list[str] = []\n"
     return BANNER.format(src=src.rel) + doc + all_block + code
+
+
+def _leading_docstring(code: str) -> tuple[str, str]:
+    """(docstring, rest) when a module's first chunk opens with a docstring: it becomes the
+    module's docstring, so `help(qwen3_fusion.<module>)` says what the module is for."""
+    code = code.strip()
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return "", code
+    first = body[0] if body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):  # fmt: skip
+        return "", code
+    rest = "\n".join(code.split("\n")[first.end_lineno:]).strip()
+    return first.value.value.strip().replace('"""', "'''"), rest
 
 
 def _summary(public: list[str]) -> str:

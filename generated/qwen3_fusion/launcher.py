@@ -1,16 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.launcher: launch.
-
-Tangled from src_literate/post2_triton_rmsnorm.pmd (§四); every block below is marked with its chunk.
-"""
-
-__all__ = [
-    "launch",
-]
-
-
-# %% src_literate/post2_triton_rmsnorm.pmd::launcher
 """Launch a @triton.jit kernel with less host time than `kernel[grid](...)` on repeat calls.
 
 Triton's `JITFunction.run` binds the arguments, builds a specialization key, reads the launch
@@ -23,8 +12,16 @@ Triton's), keeps the `CompiledKernel` that Triton's own launch returned for it, 
 that kernel's launcher directly, as `JITFunction.run` does. The interpreter, a launch hook (a
 profiler such as Proton), a tensor on a device other than the current one, or a Triton without
 these attributes always take Triton's own path. QWEN3_FUSION_TRITON_LAUNCH=1 forces it.
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§四); every block below is marked with its chunk.
 """
 
+__all__ = [
+    "launch",
+]
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::launcher
 import os
 
 import torch
