@@ -109,8 +109,11 @@ def lay_out(tool: str, src: Path, root: Path = ROOT) -> None:
         shutil.copyfile(post, content / post.name)
     _copy_assets(root, src / STATIC[tool])
     if tool == "hexo":
-        # Hexo loads the plugins that its site's package.json lists, from the site's node_modules
-        shutil.copyfile(root / "package.json", src / "package.json")
+        # Hexo loads the plugins that its site's package.json lists, from the site's node_modules;
+        # hexo-cli takes a folder for a Hexo site only when that package.json has a "hexo" key
+        package = json.loads((root / "package.json").read_text(encoding="utf-8"))
+        package["hexo"] = {"version": package["dependencies"]["hexo"]}
+        (src / "package.json").write_text(json.dumps(package, indent=2), encoding="utf-8")
         (src / "node_modules").symlink_to(root / "node_modules", target_is_directory=True)
 
 
