@@ -130,8 +130,10 @@ def command(tool: str, src: Path, public: Path, preview: bool = False) -> list[s
     return ["node", str(hexo), "generate", "--silent", "--cwd", str(src)]
 
 
-def build_site(tool: str, out: Path, root: Path = ROOT, preview: bool = False) -> Path:
-    """Build posts/*.md into out/public with the tool (out/src is its source tree); return out/public.
+def build_site(
+    tool: str, out: Path, root: Path = ROOT, preview: bool = False, public: Path | None = None
+) -> Path:
+    """Build posts/*.md into out/public (or public) with the tool, out/src its source tree; return it.
 
     Raises ToolMissing when the pinned tool is not installed, BuildError when the tool fails.
     """
@@ -141,7 +143,7 @@ def build_site(tool: str, out: Path, root: Path = ROOT, preview: bool = False) -
     if why:
         raise ToolMissing(why)
     out = out.resolve()
-    src, public = out / "src", out / "public"
+    src, public = out / "src", (public or out / "public").resolve()
     lay_out(tool, src, root)
     if public.exists():
         shutil.rmtree(public)

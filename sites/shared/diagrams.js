@@ -22,5 +22,9 @@
   window.diagramsReady = mermaid
     .run({ querySelector: ".diagram-mermaid" })
     .then(() => document.querySelectorAll(".diagram-mermaid > svg").forEach(keepLegible))
-    .then(() => (document.documentElement.dataset.diagrams = "done"));
+    .then(() => (document.documentElement.dataset.diagrams = "done"))
+    .catch((e) => {
+      document.documentElement.dataset.diagrams = "failed";
+      throw e;
+    });
 })();
