@@ -14,6 +14,8 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.trace_capture        <- src_literate/post1_qwen3_fusion_reading.pmd
 """
 
+__version__ = "0.2.0"  # [project] version of pyproject.toml
+
 __all__ = [
     "bench",
     "configs",
