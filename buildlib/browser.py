@@ -71,7 +71,9 @@ def launch(timeout_s: float = 60):
         except Error as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"
             reason = "timed out" if "Timeout" in first else first
-            raise BrowserUnavailable(f"chromium did not start ({reason}); {CHROMIUM_HINT}") from None
+            raise BrowserUnavailable(
+                f"chromium did not start ({reason}); {CHROMIUM_HINT}"
+            ) from None
         try:
             yield browser
         finally:

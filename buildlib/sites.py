@@ -23,7 +23,11 @@ from .errors import BuildError
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("hugo", "mkdocs", "hexo")
-PACKAGE = {"hugo": "hugo", "mkdocs": "mkdocs-material", "hexo": "hexo"}  # where each version is pinned
+PACKAGE = {
+    "hugo": "hugo",
+    "mkdocs": "mkdocs-material",
+    "hexo": "hexo",
+}  # where each version is pinned
 # where each tool wants its content and its static files, relative to the site's source tree
 CONTENT = {"hugo": "content/posts", "mkdocs": "docs/posts", "hexo": "source/_posts"}
 STATIC = {"hugo": "static/assets", "mkdocs": "docs/assets", "hexo": "source/assets"}
@@ -85,7 +89,9 @@ def _copy_assets(root: Path, dest: Path) -> None:
     """KaTeX's CSS, fonts and JS, mermaid, and sites/shared/ into dest (the site's assets/)."""
     katex, mermaid_js = root / "node_modules" / "katex" / "dist", root / "node_modules" / "mermaid"
     if not (katex / "katex.min.css").is_file() or not (mermaid_js / "dist").is_dir():
-        raise ToolMissing("the sites need node_modules/katex and node_modules/mermaid: run `npm ci`")
+        raise ToolMissing(
+            "the sites need node_modules/katex and node_modules/mermaid: run `npm ci`"
+        )
     (dest / "katex" / "contrib").mkdir(parents=True, exist_ok=True)
     for name in ("katex.min.css", "katex.min.js", "contrib/auto-render.min.js"):
         shutil.copy2(katex / name, dest / "katex" / name)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from pathlib import Path
 
 from .errors import BuildError
@@ -49,7 +48,11 @@ PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 def package_version() -> str:
     """The [project] version of pyproject.toml, the one place it is written (__version__ copies it)."""
-    return tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["version"]
+    # a regex, not tomllib: the build also runs on Python 3.10, which has no tomllib
+    m = re.search(r'^version = "([^"]+)"', PYPROJECT.read_text(encoding="utf-8"), flags=re.M)
+    if not m:
+        raise BuildError('no [project] version = "..." line', "pyproject.toml")
+    return m.group(1)
 
 
 def module_text(src: Source, mod: str) -> str:

@@ -104,6 +104,7 @@ DISTRIBUTIONS = {
 def test_every_imported_distribution_is_declared():
     import ast
     import re
+
     import tomllib
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -117,5 +118,7 @@ def test_every_imported_distribution_is_declared():
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
     third_party = imported - set(sys.stdlib_module_names) - {"qwen3_fusion", "__future__"}
-    assert third_party <= set(DISTRIBUTIONS), f"map these imports: {third_party - set(DISTRIBUTIONS)}"
+    assert third_party <= set(DISTRIBUTIONS), (
+        f"map these imports: {third_party - set(DISTRIBUTIONS)}"
+    )
     assert {DISTRIBUTIONS[m] for m in third_party} <= declared_names
