@@ -22,7 +22,9 @@ def venv(tmp_path_factory) -> Path:
     shutil.copytree(
         REPO,
         src,
-        ignore=shutil.ignore_patterns(".git", "node_modules", "preview", "*.pyc", "__pycache__"),
+        ignore=shutil.ignore_patterns(
+            ".git", "node_modules", "preview", ".cache", "*.pyc", "__pycache__"
+        ),
     )
     # build the wheel with this interpreter's setuptools (offline), then install it into the venv,
     # whose dependencies (torch, triton, transformers, numpy) this machine's site-packages satisfy
