@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from .errors import BuildError
 from .markdown import headings
@@ -38,7 +39,20 @@ def tangle(sources: list[Source]) -> dict[str, str]:
             pkg = f"{PACKAGE}/{'/'.join(parts[:depth])}/__init__.py"
             files.setdefault(pkg, _subpackage_init(".".join(parts[:depth])))
     files[f"{PACKAGE}/__init__.py"] = package_init(owner)
+    files[f"{PACKAGE}/py.typed"] = ""  # PEP 561: the package's annotations are for type checkers
     return files
+
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+def package_version() -> str:
+    """The [project] version of pyproject.toml, the one place it is written (__version__ copies it)."""
+    # a regex, not tomllib: the build also runs on Python 3.10, which has no tomllib
+    m = re.search(r'^version = "([^"]+)"', PYPROJECT.read_text(encoding="utf-8"), flags=re.M)
+    if not m:
+        raise BuildError('no [project] version = "..." line', "pyproject.toml")
+    return m.group(1)
 
 
 def module_text(src: Source, mod: str) -> str:
@@ -150,7 +164,9 @@ def package_init(owner: dict[str, Source]) -> str:
         + '"""Code of the 训推加速 posts on Qwen3 fusion and Triton kernels.\n\n'
         + "Modules (import the one you need; importing the package loads nothing):\n\n"
         + rows
-        + '"""\n\n__all__ = [\n'
+        + '"""\n\n'
+        + f'__version__ = "{package_version()}"  # [project] version of pyproject.toml\n\n'
+        + "__all__ = [\n"
         + "".join(f'    "{m.split(".")[0]}",\n' for m in dict.fromkeys(sorted(owner)))
         + "]\n"
     )

@@ -20,6 +20,8 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.train_step           <- src_literate/post2_triton_rmsnorm.pmd
 """
 
+__version__ = "0.2.0"  # [project] version of pyproject.toml
+
 __all__ = [
     "bench",
     "bench_artifacts",
