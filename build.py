@@ -125,7 +125,9 @@ def cmd_bench(args) -> int:
         PYTHONPATH=os.pathsep.join([str(ROOT / "generated"), os.environ.get("PYTHONPATH", "")]),
     )
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", *args.rest]
-    if {"-h", "--help"} & set(args.rest):  # the benchmark's own options, on any machine
+    if {"-h", "--help", "--smoke"} & set(args.rest):  # help, or the CPU smoke run: any machine
+        if "--smoke" in args.rest:
+            env["TRITON_INTERPRET"] = "1"
         return subprocess.call(cmd, cwd=ROOT, env=env)
     try:
         import torch
