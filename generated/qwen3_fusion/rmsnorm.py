@@ -361,26 +361,30 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_function
+def _setup_context(ctx, inputs, output):
+    """Save x, w and rstd (one float per row), nothing else; rstd is not differentiable."""
+    x, weight, _eps, triton_backward = inputs
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.triton_backward = triton_backward
+    ctx.set_materialize_grads(False)  # rstd gets no gradient: no zero tensor for it
+
+
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of y = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), plus rstd (...,) fp32.
 
-    rstd is returned for the caller's use but is not differentiable. Saves x, w and rstd (one
-    float per row), nothing else. backward runs the Triton kernels (the launchers directly in
-    eager, the opaque op while torch.compile traces), or the PyTorch formula when
-    triton_backward is False; it skips dW when the weight needs no gradient.
+    backward runs the Triton kernels (the launchers directly in eager, the opaque op while
+    torch.compile traces), or the PyTorch formula when triton_backward is False; it skips dW when
+    the weight needs no gradient.
     """
 
     @staticmethod
-    def forward(x, weight, eps, triton_backward):
-        return rms_norm_forward(x, weight, eps)
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        x, weight, _eps, triton_backward = inputs
-        ctx.mark_non_differentiable(output[1])
-        ctx.save_for_backward(x, weight, output[1])
-        ctx.triton_backward = triton_backward
-        ctx.set_materialize_grads(False)  # rstd gets no gradient: no zero tensor for it
+    def forward(ctx, x, weight, eps, triton_backward):
+        # forward and context in one method: with a separate setup_context, Function.apply binds
+        # its arguments to forward's signature through inspect on every call (host time)
+        out = rms_norm_forward(x, weight, eps)
+        _setup_context(ctx, (x, weight, eps, triton_backward), out)
+        return out
 
     @staticmethod
     @once_differentiable  # a second derivative raises instead of being silently wrong
@@ -426,9 +430,7 @@ def _(dy, x, weight, rstd, compute_dw):
     return x.new_empty(x.shape), weight.new_empty(weight.shape if compute_dw else (0,))
 
 
-rms_norm_fwd_op.register_autograd(
-    RMSNormFunction.backward, setup_context=RMSNormFunction.setup_context
-)
+rms_norm_fwd_op.register_autograd(RMSNormFunction.backward, setup_context=_setup_context)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm
