@@ -354,9 +354,10 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
     if not compute_dw:
         return dx, None
     dw = torch.empty(n_cols, dtype=weight.dtype, device=x.device)
-    block_n = 64 if n_cols > 64 else triton.next_power_of_2(n_cols)
+    # at least 8 column blocks even for short rows: the partial rows are summed in a loop
+    block_n = min(64, max(16, triton.next_power_of_2(n_cols) // 8))
     launch(_rmsnorm_dw_kernel, ((n_cols + block_n - 1) // block_n,),
-           (dw_partial, dw, n_prog, n_cols), {"BLOCK_P": 32, "BLOCK_N": block_n}, 4)  # fmt: skip
+           (dw_partial, dw, n_prog, n_cols), {"BLOCK_P": 64, "BLOCK_N": block_n}, 4)  # fmt: skip
     return dx, dw
 
 
