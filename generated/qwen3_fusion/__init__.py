@@ -5,22 +5,30 @@
 Modules (import the one you need; importing the package loads nothing):
 
     qwen3_fusion.bench                <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.candidates           <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.configs              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.inductor_check       <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.patterns             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.scan_cli             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.trace_capture        <- src_literate/post1_qwen3_fusion_reading.pmd
 """
 
 __all__ = [
     "bench",
+    "candidates",
     "configs",
     "fusion_groups",
+    "inductor_check",
     "patching",
+    "patterns",
     "reading",
     "rmsnorm",
+    "scan_cli",
     "signals",
     "trace_capture",
 ]
