@@ -85,10 +85,11 @@ def load_config(spec: str, **overrides) -> PretrainedConfig:
     path = Path(spec)
     if path.is_dir() and (path / "config.json").is_file():
         path = path / "config.json"
+    elif path.is_dir():
+        raise ConfigError(f"{spec}: a folder without a config.json")
     elif not path.is_file():
         known = ", ".join(BUILTIN_CONFIGS)
-        what = "folder without a config.json" if path.is_dir() else "config file"
-        raise ConfigError(f"{spec}: no such {what}, and not a built-in name ({known})")
+        raise ConfigError(f"{spec}: no such config file, and not a built-in name ({known})")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:

@@ -97,11 +97,12 @@ def _complete(g: OpGraph, members, tags: dict) -> None:
         near = [n for n in g.producers(m) + g.consumers(m) if n in inside and tags[n]]
         for n in near:
             name = tags[n][0]
-            if op_name(m) == "mul" and name in _GLU:
-                tags[m] = (_GLU[name], "")
+            glu = _GLU.get(name, name if name in _GLU.values() else None)
+            if op_name(m) == "mul" and glu:  # next to the activation, or to the unit it is in
+                tags[m] = (glu, "")
                 for k in members:  # the activation is part of the gated unit
                     if tags[k] and tags[k][0] == name:
-                        tags[k] = (_GLU[name], "")
+                        tags[k] = (glu, "")
                 break
             if op_name(m).startswith("add") and name.endswith("Norm"):
                 tags[m] = ("residual add", "")

@@ -155,7 +155,11 @@ def _build(spec, config, device, dtype, attn):
     try:
         return build_model(config, device, dtype, attn_implementation=attn)
     except Exception as e:  # noqa: BLE001 - a bad hidden_act is a KeyError, others vary
-        raise ConfigError(f"{spec}: cannot build a model on {device}: {_first_line(e)}") from None
+        why = _first_line(e)
+        act = getattr(config, "hidden_act", None)
+        if isinstance(e, KeyError) and e.args and e.args[0] == act:
+            why = f"unknown hidden_act {act!r}"
+        raise ConfigError(f"{spec}: cannot build a model on {device}: {why}") from None
 
 
 def _first_line(e: BaseException) -> str:
