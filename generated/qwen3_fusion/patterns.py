@@ -107,6 +107,10 @@ def _complete(g: OpGraph, members, tags: dict) -> None:
             if op_name(m).startswith("add") and name.endswith("Norm"):
                 tags[m] = ("residual add", "")
                 break
+    units = {g.owner(m): tags[m] for m in members if tags[m] and tags[m][0] in _GLU.values()}
+    for m in members:  # a gated unit's backward: d_up = dy * act(gate) reads no tagged op
+        if tags[m] is None and op_name(m) == "mul" and g.owner(m) in units:
+            tags[m] = units[g.owner(m)]
 
 
 def describe_ops(g: OpGraph, members, home: str) -> tuple:
