@@ -253,7 +253,8 @@ def _describe(g: OpGraph, kind: str, members, types: dict) -> tuple:
         # a norm module alone keeps its class name when that names the pattern already
         if covered and len(named) == 1 and named[0].lower() in mtype.lower():
             return key, mtype, named
-        return key, f"{mtype} {home.rsplit('.', 1)[-1]}: {text}", named
+        attr = home.rsplit(".", 1)[-1]  # which Linear, which norm ("" for the root)
+        return key, f"{mtype}{' ' + attr if attr else ''}: {text}", named
     return key, f"{mtype}: {text}", named
 
 
