@@ -390,7 +390,7 @@ def gemm_epilogues(g: OpGraph, groups: list) -> list:
             for m in grp
             for p in g.producers(m)
             if g.kind[p] == "gemm"
-            and op_name(p) in MATMULS
+            and (op_name(p) in MATMULS or "grouped_mm" in op_name(p))  # MoE experts too
             and all(c in inside or c.op == "output" for c in g.consumers(p))
         ]
         if gemms:
