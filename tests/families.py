@@ -42,6 +42,41 @@ FAMILIES = {
         False,
     ),
     "bert": ({}, "LayerNorm", False, {"gelu"}, True),
+    # added with scanner v3: interleaved RoPE (stack, not cat), fused gate_up + chunk, LayerNorm
+    # that starts with a mean, MoE experts, multi-head latent attention
+    "cohere": ({}, "CohereLayerNorm", True, {"silu"}, False),
+    "glm4": ({"head_dim": 16, "pad_token_id": 0}, "Glm4RMSNorm", True, {"silu"}, True),
+    "mixtral": (
+        {"num_local_experts": 4, "num_experts_per_tok": 2},
+        "MixtralRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
+    "olmo": ({}, "LayerNorm", True, {"silu"}, True),
+    "deepseek_v3": (
+        {
+            # MLA: heads and kv heads equal, as in the real config (with fewer kv heads
+            # torch.export fails in SDPA: "broadcast a dimension of length 8 ... [1, 4]")
+            "num_key_value_heads": 4,
+            "n_routed_experts": 8,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32,
+            "n_group": 2,
+            "topk_group": 1,
+            "first_k_dense_replace": 1,
+            "q_lora_rank": 32,
+            "kv_lora_rank": 16,
+            "qk_rope_head_dim": 8,
+            "qk_nope_head_dim": 8,
+            "v_head_dim": 16,
+            "n_shared_experts": 1,
+        },
+        "DeepseekV3RMSNorm",
+        True,
+        {"silu"},
+        False,
+    ),
 }
 
 
@@ -68,8 +103,8 @@ def expectations(model_type: str, cands: list) -> dict:
         ),
         "activation": any(acts & o for o in ops),
     }
-    if rotary:
-        found["rope"] = any("cat" in o and "neg" in o for o in ops)
+    if rotary:  # named from apply_rotary_pos_emb / rotate_half, however it is written
+        found["rope"] = any("RoPE" in c.patterns and not c.setup for c in cands)
     if separate_qkv:
         found["qkv"] = any(
             c.kind == "shared-input matmuls"

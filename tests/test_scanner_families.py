@@ -28,3 +28,24 @@ def test_each_family_scans_a_training_step(model_type):
         # an RMSNorm written as elementwise ops: its backward is a chain to fuse
         assert any("norm" in c.label.lower() for c in backward), [c.label for c in cands]
     assert not cands[0].setup
+
+
+def test_patterns_that_families_write_differently_are_found():
+    def cands(model_type):
+        model = build_family(model_type)
+        return scan(
+            model, torch.randint(0, 128, (1, 16), generator=torch.Generator().manual_seed(0))
+        )
+
+    # glm4: one gate_up Linear, then chunk and SwiGLU: still a GEMM epilogue
+    glm4 = cands("glm4")
+    assert any(c.kind == "gemm epilogue" and "gate_up_proj -> SwiGLU" in c.label for c in glm4)
+    # mixtral: the experts' grouped GEMM on gate_up_proj, then chunk and SwiGLU
+    mixtral = cands("mixtral")
+    assert any(c.label == "MixtralExperts: gate_up_proj -> SwiGLU" for c in mixtral)
+    # cohere: the residual add joins a LayerNorm that starts with a mean (a reduction)
+    cohere = cands("cohere")
+    assert any({"residual add", "LayerNorm"} <= set(c.patterns) for c in cohere)
+    labels = " ".join(c.label for c in cohere)
+    assert "q_proj+k_proj+v_proj+gate_proj+up_proj" in labels  # parallel attention and MLP
+    assert "CohereDecoderLayer: q_proj" in labels  # named after the layer that holds both

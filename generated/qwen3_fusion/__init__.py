@@ -9,12 +9,16 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.bench_common         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_norms          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_sweep          <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.candidates           <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.configs              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.inductor_check       <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.launcher             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.patterns             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.scan_cli             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.trace_capture        <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.train_step           <- src_literate/post2_triton_rmsnorm.pmd
@@ -28,12 +32,16 @@ __all__ = [
     "bench_common",
     "bench_norms",
     "bench_sweep",
+    "candidates",
     "configs",
     "fusion_groups",
+    "inductor_check",
     "launcher",
     "patching",
+    "patterns",
     "reading",
     "rmsnorm",
+    "scan_cli",
     "signals",
     "trace_capture",
     "train_step",

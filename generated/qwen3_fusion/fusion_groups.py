@@ -240,9 +240,13 @@ class OpGraph:
         return stack[-2][0] if self.in_leaf(node) else stack[-1][0]
 
     def root(self, node):
-        """Follow views back to the node that produced the data."""
-        while self.kind.get(node) == "view" and tensor_inputs(node):
-            node = tensor_inputs(node)[0]
+        """Follow views back to the node that produced the data; through getitem too, whose
+        source (chunk, split, topk) holds a tuple, not a tensor."""
+        while self.kind.get(node) == "view":
+            src = tensor_inputs(node) or [a for a in node.args[:1] if isinstance(a, torch.fx.Node)]
+            if not src:
+                break
+            node = src[0]
         return node
 
     def producers(self, node) -> list:
@@ -278,9 +282,11 @@ def _convex(g: OpGraph, members) -> bool:
 
 
 def _same_size(a, b) -> bool:
-    """Whether two ops produce as many elements (one loop could compute both)."""
-    na, nb = numel(node_value(a)), numel(node_value(b))
-    return bool(na) and sympy.simplify(na - nb) == 0
+    """Whether `b` runs over as many elements as `a` produces (one loop could compute both):
+    b's output, or its largest input when b reduces (a LayerNorm that starts with a mean)."""
+    na = numel(node_value(a))
+    sizes = [numel(node_value(b))] + [numel(node_value(x)) for x in tensor_inputs(b)]
+    return bool(na) and any(sympy.simplify(na - n) == 0 for n in sizes if n)
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::group_rule
@@ -381,7 +387,7 @@ def gemm_epilogues(g: OpGraph, groups: list) -> list:
             for m in grp
             for p in g.producers(m)
             if g.kind[p] == "gemm"
-            and op_name(p) in MATMULS
+            and (op_name(p) in MATMULS or "grouped_mm" in op_name(p))  # MoE experts too
             and all(c in inside or c.op == "output" for c in g.consumers(p))
         ]
         if gemms:
