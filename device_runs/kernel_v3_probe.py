@@ -67,7 +67,7 @@ def host_section(calls):
     import qwen3_fusion.launcher as launcher
 
     rows = []
-    for n in (128, 1024, 4096):
+    for n in (1024,):
         x = torch.randn(64, n, device=DEV, dtype=torch.bfloat16, requires_grad=True)
         dy = torch.randn_like(x)
         w = torch.ones(n, device=DEV, dtype=torch.bfloat16)
@@ -187,12 +187,31 @@ def compile_section():
     return {"warnings": len(records), "mutation_or_exception": len(bad), "first": records[:5]}
 
 
+def fiveops_section():
+    """Which GPU kernels the scanner's profile attributes to a five-op chain (expected 5)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    x = torch.randn(64, 32, device=DEV)
+    f = lambda t: torch.relu(torch.sin(t * 2.0 + 1.0)) - 3.0
+    f(x)
+    sync()
+    acts = [ProfilerActivity.CPU] + ([] if SMOKE else [ProfilerActivity.CUDA])
+    with profile(activities=acts) as prof:
+        f(x)
+        sync()
+    names = [e.name for e in prof.events() if e.device_type.name == "CUDA"]
+    print("fiveops kernels:", len(names), names, flush=True)
+    return names
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
     p.add_argument("--smoke", action="store_true")
     p.add_argument("--sweep-budget", type=float, default=240)
+    p.add_argument("--only", default="host,compile,sweep")
     a = p.parse_args()
+    only = a.only.split(",")
     os.makedirs(a.out, exist_ok=True)
     res = {"torch": torch.__version__, "date": time.strftime("%Y-%m-%d")}
     if not SMOKE:
@@ -201,12 +220,17 @@ def main():
 
         res.update(gpu=torch.cuda.get_device_name(0), triton=triton.__version__,
                    transformers=transformers.__version__)
-    res["host"], prof = host_section(30 if SMOKE else 300)
-    with open(os.path.join(a.out, "probe_cprofile.txt"), "w") as f:
-        f.write(prof)
-    res["compile"] = compile_section()
-    print("compile:", res["compile"], flush=True)
-    res["sweep"] = sweep_section(a.sweep_budget)
+    if "host" in only:
+        res["host"], prof = host_section(30 if SMOKE else 300)
+        with open(os.path.join(a.out, "probe_cprofile.txt"), "w") as f:
+            f.write(prof)
+    if "compile" in only:
+        res["compile"] = compile_section()
+        print("compile:", res["compile"], flush=True)
+    if "fiveops" in only:
+        res["fiveops"] = fiveops_section()
+    if "sweep" in only:
+        res["sweep"] = sweep_section(a.sweep_budget)
     with open(os.path.join(a.out, "probe.json"), "w") as f:
         json.dump(res, f, indent=1)
 
