@@ -60,4 +60,4 @@ def test_quiet_tangle_prints_nothing():
 @pytest.mark.parametrize("args", [["bench", "--help"], ["bench", "-h"]])
 def test_bench_help_shows_the_options_it_passes_on(args):
     res = run(*args, timeout=300)
-    assert res.returncode == 0 and "--budget" in res.stdout and "--previous" in res.stdout
+    assert res.returncode == 0 and "--only" in res.stdout and "--smoke" in res.stdout

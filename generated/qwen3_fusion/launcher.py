@@ -30,18 +30,20 @@ _FAST = os.environ.get("TRITON_INTERPRET", "0") != "1" and (
     os.environ.get("QWEN3_FUSION_TRITON_LAUNCH", "0") != "1"
 )
 _compiled: dict = {}  # our key -> CompiledKernel
+_I32 = range(-(2**31), 2**31)
 
 
 def _spec(a):
     """What Triton specializes a launch argument on (a superset of it)."""
+    t = type(a)
+    if t is int:
+        return a % 16 == 0, a == 1, a in _I32
+    if t is float:
+        return float  # floats are passed by value, never specialized
+    if t is bool:
+        return bool, a
     if isinstance(a, torch.Tensor):
         return a.dtype, a.data_ptr() % 16 == 0
-    if isinstance(a, bool):  # before int: bool is an int
-        return bool, a
-    if isinstance(a, int):
-        return int, a % 16 == 0, a == 1, -(2**31) <= a < 2**31, a < 2**63
-    if isinstance(a, float):
-        return float  # floats are passed by value, never specialized
     return a  # constexpr values and None
 
 
@@ -57,14 +59,16 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
     """kernel[grid](*args, **constexprs, num_warps=num_warps), with constexprs given in the
     kernel's parameter order after the positional args."""
     global _FAST
-    t = args[0]
-    if _FAST and t.device.index == torch.cuda.current_device():
-        key = (kernel, t.device.index, num_warps, *map(_spec, args), *constexprs.values())
+    index = args[0].device.index
+    # torch.cuda.current_device() / current_stream() build Python objects: ~10-20 us each on a
+    # slow host, so the raw getters (the ones Triton's own launcher uses) are called instead
+    if _FAST and index == torch._C._cuda_getDevice():
+        key = (kernel, index, num_warps, *map(_spec, args), *constexprs.values())
         ck = _compiled.get(key)
         if ck is not None and _hooks_off():
             # what JITFunction.run does after its cache lookup, with no launch metadata
             ck.run(grid[0], grid[1] if len(grid) > 1 else 1, 1,
-                   torch.cuda.current_stream(t.device).cuda_stream, ck.function,
+                   torch._C._cuda_getCurrentRawStream(index), ck.function,
                    ck.packed_metadata, None, None, None, *args, *constexprs.values())  # fmt: skip
             return
         try:
@@ -74,8 +78,8 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
         except AttributeError:  # a Triton whose launch API differs: stay on its own path
             _FAST = False
         return
-    if t.is_cuda and t.device.index != torch.cuda.current_device():
-        with torch.cuda.device(t.device.index):  # Triton launches on the current device
+    if args[0].is_cuda and index != torch.cuda.current_device():
+        with torch.cuda.device(index):  # Triton launches on the current device
             kernel[grid](*args, **constexprs, num_warps=num_warps)
         return
     kernel[grid](*args, **constexprs, num_warps=num_warps)

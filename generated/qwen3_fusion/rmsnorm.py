@@ -1,11 +1,13 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.rmsnorm: INTERPRET_SMEM, MAX_HIDDEN, RMSNormFunction and 9 more (see __all__).
+"""qwen3_fusion.rmsnorm: BWD_TABLE, FWD_TABLE, INTERPRET_SMEM and 11 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
 """
 
 __all__ = [
+    "BWD_TABLE",
+    "FWD_TABLE",
     "INTERPRET_SMEM",
     "MAX_HIDDEN",
     "RMSNormFunction",
@@ -79,38 +81,29 @@ def _rmsnorm_fwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
+# Launch configs swept on an H200 (src_literate/results/h200_sweep.json), by row width N.
+# forward: (largest N, rows per program, warps)
+FWD_TABLE = ((128, 16, 4), (256, 8, 4), (512, 8, 4), (1024, 4, 8), (2048, 1, 4), (3072, 2, 4),
+             (4096, 1, 8), (6144, 1, 4), (8192, 2, 8), (MAX_HIDDEN, 1, 16))  # fmt: skip
+# backward: (largest N, rows per loop step, warps, persistent programs per SM, pipeline stages)
+BWD_TABLE = ((128, 64, 4, 2, 3), (256, 64, 4, 2, 2), (512, 16, 4, 2, 2), (1024, 4, 4, 2, 3),
+             (2048, 4, 4, 1, 3), (3072, 1, 4, 2, 3), (4096, 2, 8, 1, 3), (6144, 1, 8, 2, 4),
+             (8192, 1, 8, 1, 3), (MAX_HIDDEN, 1, 16, 2, 2))  # fmt: skip
+
+
 def tile_config(
     n_cols: int, dtype: torch.dtype, backward: bool = False, dy_dtype=None, smem: int = 0
 ) -> triton.Config:
-    """One config per row width, swept on an H200: BLOCK_M, num_warps, num_stages, PER_SM.
+    """The table's config for a row width: BLOCK_M, num_warps, num_stages, PER_SM.
 
     PER_SM is the number of persistent backward programs per SM. The backward's pipelined x and
     dy tiles must fit in `smem` bytes (default: what the interpreter assumes).
     """
-    block_n = triton.next_power_of_2(n_cols)
     if not backward:
-        if n_cols <= 256:
-            m, warps = max(1, 2048 // block_n), 8
-        elif n_cols <= 3072:
-            m, warps = (2 if n_cols <= 1024 else 1), 4
-        else:
-            m = 2 if block_n == 8192 and n_cols > 6144 else 1
-            warps = 8 if n_cols <= 8192 else 16
+        m, warps = next((m, w) for top, m, w in FWD_TABLE if n_cols <= top)
         return triton.Config({"BLOCK_M": m, "PER_SM": 1}, num_warps=warps, num_stages=1)
-    if n_cols <= 256:
-        m, warps, per_sm, stages = max(1, 8192 // block_n), 4, 8, 2
-    elif n_cols <= 2048:
-        m, warps, per_sm, stages = 8192 // block_n, 4, 1, 3
-    elif n_cols <= 3072:
-        m, warps, per_sm, stages = 2, 4, 2, 2
-    elif n_cols <= 4096:
-        m, warps, per_sm, stages = 2, 8, 1, 3
-    elif n_cols <= 6144:
-        m, warps, per_sm, stages = 1, 8, 2, 4
-    elif n_cols <= 8192:
-        m, warps, per_sm, stages = 1, 8, 1, 3
-    else:
-        m, warps, per_sm, stages = 1, 16, 2, 2
+    m, warps, per_sm, stages = next(r[1:] for r in BWD_TABLE if n_cols <= r[0])
+    block_n = triton.next_power_of_2(n_cols)
     itemsize = dtype.itemsize + (dy_dtype or dtype).itemsize  # x and dy may differ
     budget = SMEM_FRACTION * (smem or INTERPRET_SMEM)
     staged = lambda: (stages - 1) * m * block_n * itemsize
