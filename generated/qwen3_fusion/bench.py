@@ -210,7 +210,8 @@ def main(argv=None) -> int:
         return 3
     t0 = time.monotonic()
     log = lambda msg: print(f"[{time.monotonic() - t0:6.1f}s] {msg}", flush=True)
-    meta = bc.environment(args.command + (" --smoke" if args.smoke else "") + (f" --only {args.only}" if only else ""))
+    command = args.command + (" --smoke" if args.smoke else "")
+    meta = bc.environment(command if "--only" in command or not only else f"{command} --only {args.only}")
     slug = "smoke" if args.smoke else bc.gpu_slug(meta["gpu"])
     if args.sweep:
         from qwen3_fusion.bench_sweep import sweep_ours
