@@ -35,16 +35,17 @@ def cmd_tangle(args) -> int:
 
 
 def cmd_posts(args) -> int:
-    from buildlib.pipeline import Project, build_all, write_outputs
+    from buildlib.pipeline import Project, build_all, verify_diagrams, write_outputs
     from buildlib.weave import print_progress
 
     start = time.monotonic()
     project = Project(ROOT)
     refresh = None if args.refresh is None else set(args.refresh)
     outputs = build_all(project, execute_stale=True, refresh=refresh, progress=print_progress)
+    verify_diagrams(outputs, warn=print_progress)
     changed = write_outputs(project, outputs)
-    for rel in changed:
-        print(f"wrote {rel}")
+    for line in changed:
+        print(line)
     print(f"posts built: {len(changed)} file(s) changed in {time.monotonic() - start:.1f} s")
     return 0
 
@@ -140,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     args.rest = rest
 
     from buildlib.errors import BuildError
+    from buildlib.interrupt import run_guarded
 
     try:
-        return args.func(args)
+        return run_guarded(args.func, args)
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
