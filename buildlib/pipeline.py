@@ -193,13 +193,17 @@ def verify_diagrams(outputs: dict, warn=print) -> None:
         return
     if not problems:
         return
-    first = problems[0].split("\n")[0]
+    first, *rest = problems[0].split("\n")
     diagram, body = next((d, b) for d, b in found if first.startswith(f"{d.post}:{d.line}: "))
     message = first.removeprefix(f"{diagram.post}:{diagram.line}: ")
     line = diagram.line
     m = re.search(r" \[line (\d+) of the diagram below\]", message)
     if m:
         line += diagram_line(body, diagram.source, int(m.group(1)))
-        message = message.replace(m.group(0), "")
+        message = re.sub(r" on line \d+:?$", "", message.replace(m.group(0), ""))
+    # mermaid's "Expecting ..., got ..." line, shortened: the rest is the listing of the diagram
+    expecting = next((r.strip() for r in rest if r.startswith("Expecting ")), "")
+    if expecting:
+        message += ": " + (expecting if len(expecting) < 160 else f"{expecting[:150]}...")
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     raise BuildError(f"mermaid cannot draw this diagram: {message}{more}", diagram.post, line)

@@ -171,7 +171,7 @@ def _check_python(src: Source, chunk: Chunk) -> None:
     except SyntaxError as e:
         line = chunk.line + src.code_line(chunk, e.lineno or 1)
         hint = ""
-        fence = re.search(r"^\s*(```|~~~)", chunk.code, re.M)
+        fence = re.search(r"^[ \t]*(```|~~~)", chunk.code, re.M)
         if fence:
             at = chunk.line + 1 + chunk.code.count("\n", 0, fence.start())
             hint = f" (line {at} inside it starts with {fence.group(1)}: is a fence left open?)"

@@ -1,0 +1,485 @@
+"""The build against a careless author or a hostile pull request (issue 14).
+
+Every bad input must give one line naming the file and line, fail, leave every output as it was
+and leave no temporary file; the freeze must notice a change of anything the execution read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from test_build import built, edit, line_of, project, snapshot  # noqa: F401 - fixtures
+
+from buildlib import freeze, fsutil, weave
+from buildlib.checks import run_checks
+from buildlib.errors import BuildError
+from buildlib.pipeline import Project, build_all, verify_diagrams, write_outputs
+
+PMD = "src_literate/sample.pmd"
+SERIES = "src_literate/series.yaml"
+
+
+def leftovers(root: Path) -> list[str]:
+    """Temporary files beside the outputs."""
+    return [p.name for p in root.rglob("*.tmp")]
+
+
+def fails_cleanly(project: Project, **kwargs) -> str:
+    """Build and write; the one-line error, after checking that nothing was written or left."""
+    before = snapshot(project.root)
+    with pytest.raises(BuildError) as info:
+        outputs = build_all(project, execute_stale=True, **kwargs)
+        write_outputs(project, outputs)
+    message = str(info.value)
+    assert "\n" not in message and "Traceback" not in message
+    assert snapshot(project.root) == before
+    assert leftovers(project.root) == []
+    assert not (project.root.parent / "escaped.md").exists()
+    return message
+
+
+def write(project: Project, rel: str, data: bytes | str) -> None:
+    path = project.root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def replace(project: Project, rel: str, old: str, new: str) -> None:
+    edit(project, old, new, path=rel)
+
+
+# (case, how to break the sample, where the error must point, what it must say)
+BAD = [
+    (
+        "slug ../../escaped",
+        lambda p: replace(p, PMD, "slug: sample-post", "slug: ../../escaped"),
+        f"{PMD}:3",
+        "slug '../../escaped': use lowercase",
+    ),
+    (
+        "slug a*b",
+        lambda p: replace(p, PMD, "slug: sample-post", "slug: a*b"),
+        f"{PMD}:3",
+        "slug 'a*b'",
+    ),
+    (
+        "slug .hidden",
+        lambda p: replace(p, PMD, "slug: sample-post", "slug: .hidden"),
+        f"{PMD}:3",
+        "slug '.hidden'",
+    ),
+    (
+        "slug 't post'",
+        lambda p: replace(p, PMD, "slug: sample-post", "slug: t post"),
+        f"{PMD}:3",
+        "slug 't post'",
+    ),
+    (
+        "slug sub/dir",
+        lambda p: replace(p, PMD, "slug: sample-post", "slug: sub/dir"),
+        f"{PMD}:3",
+        "slug 'sub/dir'",
+    ),
+    (
+        "series slug ../../escaped",
+        lambda p: replace(p, SERIES, "slug: earlier-post", "slug: ../../escaped"),
+        f"{SERIES}:3",
+        "slug '../../escaped'",
+    ),
+    (
+        "series slug sub/dir",
+        lambda p: replace(p, SERIES, "slug: earlier-post", "slug: sub/dir"),
+        f"{SERIES}:3",
+        "slug 'sub/dir'",
+    ),
+    (
+        "date yesterday",
+        lambda p: replace(p, PMD, "date: 2026-12-02", "date: yesterday"),
+        f"{PMD}:4",
+        "date 'yesterday' is not a real day",
+    ),
+    (
+        "date 2026-13-45",
+        lambda p: replace(p, PMD, "date: 2026-12-02", "date: 2026-13-45"),
+        f"{PMD}:4",
+        "date '2026-13-45' is not a real day",
+    ),
+    (
+        "min_versions float",
+        lambda p: replace(
+            p, PMD, "target_chars: 100", "target_chars: 100\nmin_versions: {torch: 2.10}"
+        ),
+        f"{PMD}:8",
+        "min_versions torch: 2.1 must be a quoted version",
+    ),
+    (
+        "min_versions string",
+        lambda p: replace(p, PMD, "target_chars: 100", 'target_chars: 100\nmin_versions: "2.10"'),
+        f"{PMD}:8",
+        "min_versions must be a mapping",
+    ),
+    (
+        "module __init__",
+        lambda p: replace(p, PMD, 'module="hidden_toy"', 'module="__init__"'),
+        f"{PMD}:50",
+        "module '__init__': a Python keyword or a __dunder__ name",
+    ),
+    (
+        "module class",
+        lambda p: replace(p, PMD, 'module="hidden_toy"', 'module="class"'),
+        f"{PMD}:50",
+        "module 'class': a Python keyword",
+    ),
+    (
+        "module shadowing",
+        lambda p: replace(p, PMD, 'module="hidden_toy"', 'module="toy.sub"'),
+        f"{PMD}:50",
+        "module 'toy.sub' would make toy.py a package and hide it",
+    ),
+    (
+        "pmd not UTF-8",
+        lambda p: write(
+            p, PMD, (p.root / PMD).read_bytes().replace("样例的引言".encode(), b"\xff\xfe")
+        ),
+        f"{PMD}:10",
+        "not UTF-8 (byte 0xff)",
+    ),
+    (
+        "pmd NUL byte",
+        lambda p: replace(p, PMD, "样例的引言。", "样例\x00的引言。"),
+        f"{PMD}:10",
+        "contains a NUL byte",
+    ),
+    (
+        "series not UTF-8",
+        lambda p: write(p, SERIES, b"name: \xe6\xa0\n"),
+        f"{SERIES}:1",
+        "not UTF-8",
+    ),
+    (
+        "results not UTF-8",
+        lambda p: write(p, "src_literate/results/x.json", b'{"a": "\xff"}'),
+        "src_literate/results/x.json:1",
+        "not UTF-8",
+    ),
+    (
+        "palette not UTF-8",
+        lambda p: write(p, "templates/mermaid_palette.yaml", b"init: \xff\n"),
+        "templates/mermaid_palette.yaml:1",
+        "not UTF-8",
+    ),
+    (
+        "template not UTF-8",
+        lambda p: write(p, "templates/related.md.j2", b"\n\xff"),
+        "templates/related.md.j2:2",
+        "not UTF-8",
+    ),
+    (
+        "palette class style",
+        lambda p: replace(p, "templates/mermaid_palette.yaml", 'hfGray: "fill', 'hfGray: "fill;'),
+        "templates/mermaid_palette.yaml",
+        "class hfGray: style",
+    ),
+    (
+        "series url 5",
+        lambda p: replace(p, SERIES, "url: /posts/earlier-post/", "url: 5"),
+        f"{SERIES}:3",
+        "url must be a site path",
+    ),
+    (
+        "series glossary list",
+        lambda p: replace(
+            p, SERIES, "glossary:\n  kernel launch:", "glossary:\n  - kernel launch:"
+        ),
+        f"{SERIES}:9",
+        "glossary must be a mapping",
+    ),
+    (
+        "results NaN",
+        lambda p: write(p, "src_literate/results/x.json", '{\n"speedup": NaN\n}'),
+        "src_literate/results/x.json:2",
+        "NaN is no number a post can show",
+    ),
+    (
+        "results Infinity",
+        lambda p: write(p, "src_literate/results/x.json", '{"t": Infinity}'),
+        "src_literate/results/x.json:1",
+        "Infinity is no number",
+    ),
+    (
+        "freeze missing keys",
+        lambda p: write(
+            p, "src_literate/_freeze/sample-post.json", '{"version": 3, "source": "x"}'
+        ),
+        "src_literate/_freeze/sample-post.json",
+        "freeze lacks 'inputs'",
+    ),
+    (
+        "unclosed chunk fence",
+        lambda p: replace(p, PMD, "    return x + b\n```", "    return x + b\n"),
+        f"{PMD}:30",
+        "chunk is not valid Python: invalid syntax (line 30 inside it starts with ```",
+    ),
+    (
+        "unclosed last fence",
+        lambda p: replace(p, PMD, "  class A hfBlue\n```", "  class A hfBlue"),
+        f"{PMD}:62",
+        "fenced block is not closed by ```",
+    ),
+    (
+        "chunk raises",
+        lambda p: replace(p, PMD, "print(scale(21))", "print(scale(21))\nraise ValueError('boom')"),
+        f"{PMD}:34",
+        "chunk line 30 raised ValueError: boom",
+    ),
+    (
+        "chunk prints 2 MB",
+        lambda p: replace(p, PMD, "print(scale(21))", "print('x' * 2_000_000)"),
+        f"{PMD}:30",
+        "chunk line 30 printed 2.0 MB; a chunk may print at most 1 MB",
+    ),
+    (
+        "chunk prints NUL",
+        lambda p: replace(p, PMD, "print(scale(21))", "print('a\\0b')"),
+        f"{PMD}:30",
+        "printed the control character '\\x00'",
+    ),
+    (
+        "stray posts/notes.md",
+        lambda p: write(p, "posts/notes.md", "my notes\n"),
+        "posts/notes.md",
+        "not written by the build, and no source writes it",
+    ),
+    (
+        "unknown palette class",
+        lambda p: replace(p, PMD, "class A hfBlue", "class A hfRed"),
+        f"{PMD}:65",
+        "class uses class 'hfRed', not a palette class",
+    ),
+]
+
+
+@pytest.mark.parametrize("case,damage,where,says", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_is_one_line_and_changes_nothing(project, case, damage, where, says):
+    damage(project)
+    message = fails_cleanly(project)
+    assert message.startswith(f"{where}: ") and says in message, message
+
+
+def test_refresh_of_an_unknown_slug_is_an_error(project):
+    assert "--refresh t-pots: no source has this slug (slugs: sample-post)" in fails_cleanly(
+        project, refresh={"t-pots"}
+    )
+
+
+def test_a_byte_order_mark_is_no_part_of_the_source(project):
+    path = project.root / PMD
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    write_outputs(project, build_all(project, execute_stale=True))
+    assert run_checks(project, browser=False, reader=False)[0] == []
+
+
+@pytest.mark.parametrize(
+    "code,how",
+    [
+        ("import os\nos._exit(0)", "exit code 0"),
+        ("import ctypes\nctypes.string_at(0)", "signal SIGSEGV"),
+    ],
+    ids=["os._exit", "segfault"],
+)
+def test_a_dead_kernel_is_named_at_once(project, code, how):
+    replace(project, PMD, "print(scale(21))", code)
+    start = time.monotonic()
+    message = fails_cleanly(project)
+    assert (
+        message == f"{PMD}:30: chunk line 30 stopped: the kernel process died ({how}) while it ran"
+    )
+    assert time.monotonic() - start < 60  # not the 300 s chunk limit
+
+
+def test_a_chunk_cannot_overwrite_posts_through_its_working_folder(project):
+    replace(
+        project,
+        PMD,
+        "print(scale(21))",
+        "from pathlib import Path\nPath('posts').mkdir(exist_ok=True)\n"
+        "Path('posts/sample-post.md').write_text('x')\nprint(Path.cwd().name)",
+    )
+    build_all(project, execute_stale=True, refresh=set())
+    assert (project.root / "posts/sample-post.md").read_text(encoding="utf-8") != "x"
+
+
+def test_a_full_disk_or_a_read_only_folder_writes_nothing(project, monkeypatch):
+    replace(project, PMD, "title: 样例文章", "title: 新的标题")  # the post and README change
+    outputs = build_all(project, execute_stale=True)
+    before = snapshot(project.root)
+    calls = []
+
+    def full(f, data):
+        calls.append(1)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        f.write(data)
+
+    monkeypatch.setattr(fsutil, "_write", full)
+    with pytest.raises(BuildError, match=r"^README.md: cannot write: No space left on device$"):
+        write_outputs(project, outputs)
+    monkeypatch.setattr(
+        fsutil,
+        "_temp_sibling",
+        lambda p: (_ for _ in ()).throw(PermissionError(13, "Permission denied")),
+    )
+    with pytest.raises(BuildError, match=r"^posts: cannot write: Permission denied$"):
+        write_outputs(project, outputs)
+    assert snapshot(project.root) == before and leftovers(project.root) == []
+
+
+@pytest.mark.skipif(not Path("node_modules/mermaid").exists(), reason="npm ci not run")
+def test_posts_fails_on_a_mermaid_syntax_error_at_the_source_line(project):
+    replace(project, PMD, "  A[输入] --> B[输出]", "  A[输入] --> B[输出]\n  B -->")
+    outputs = build_all(project, execute_stale=True)
+    with pytest.raises(BuildError) as info:
+        verify_diagrams(outputs)
+    message = str(info.value)
+    assert message.startswith(f"{PMD}:66: mermaid cannot draw this diagram: Parse error: Expecting ")
+    assert "got 'CLASS'" in message and "\n" not in message
+
+
+READER = """```python
+import importlib, json, os, sys
+from pathlib import Path
+
+name = "gpu"
+print(json.loads(Path(f"src_literate/results/{name}.json").read_text())["speedup"])
+print(sorted(f for _, _, files in os.walk("src_literate/results") for f in files))
+print(Path("src_literate/data.txt").read_text().strip())
+print(importlib.import_module("qwen3_fusion" + ".hidden_toy").double(2))
+sys.path.insert(0, "src_literate")
+import helper
+import numpy
+import torch
+
+print(helper.VALUE, os.environ.get("OMP_NUM_THREADS", "unset"), numpy.int8(1), torch.tensor(1).item())
+```
+
+"""
+
+
+@pytest.fixture(scope="module")
+def reader_built(built, tmp_path_factory) -> Path:
+    """The sample with a chunk that reads files, listings, modules, variables and libraries."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("reader") / "p"
+    shutil.copytree(built, root)
+    p = Project(root)
+    write(p, "src_literate/results/gpu.json", '{"speedup": 1.5}')
+    write(p, "src_literate/data.txt", "data v1\n")
+    write(p, "src_literate/helper.py", "VALUE = 1\n")
+    replace(p, PMD, "```mermaid", READER + "```mermaid")
+    write_outputs(p, build_all(p, execute_stale=True))
+    return root
+
+
+def env_default(monkeypatch):
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+
+
+# (what changes, how, the input check must name)
+CHANGES = [
+    (
+        "a file a chunk opens",
+        lambda p, m: write(p, "src_literate/data.txt", "data v2\n"),
+        "src_literate/data.txt changed",
+    ),
+    (
+        "a results file named indirectly",
+        lambda p, m: write(p, "src_literate/results/gpu.json", '{"speedup": 2.5}'),
+        "src_literate/results/gpu.json changed",
+    ),
+    (
+        "a results file added to a listed folder",
+        lambda p, m: write(p, "src_literate/results/h100.json", "{}"),
+        "the files in src_literate/results/ changed",
+    ),
+    (
+        "a module imported with importlib",
+        lambda p, m: replace(p, PMD, "return 2 * x", "return 3 * x"),
+        "generated/qwen3_fusion/hidden_toy.py changed",
+    ),
+    (
+        "a helper imported through sys.path",
+        lambda p, m: write(p, "src_literate/helper.py", "VALUE = 2\n"),
+        "src_literate/helper.py changed",
+    ),
+    (
+        "OMP_NUM_THREADS read by a chunk",
+        lambda p, m: m.setenv("OMP_NUM_THREADS", "3"),
+        "$OMP_NUM_THREADS unset -> '3'",
+    ),
+    (
+        "another library's version",
+        lambda p, m: m.setattr(
+            freeze,
+            "package_versions",
+            lambda names, real=freeze.package_versions: {**real(names), "numpy": "0.1"},
+        ),
+        "numpy 2.",
+    ),
+    ("the CPU capability", lambda p, m: env_default(m), "CPU capability AVX2 -> DEFAULT"),
+]
+
+
+@pytest.mark.parametrize("case,change,named", CHANGES, ids=[c[0] for c in CHANGES])
+def test_the_freeze_notices_a_change_of_anything_the_execution_read(
+    reader_built, tmp_path, monkeypatch, case, change, named
+):
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(reader_built, root)
+    p = Project(root)
+    freeze.cpu_capability.cache_clear()
+    assert build_all(p, problems=[]) is not None
+    change(p, monkeypatch)
+    freeze.cpu_capability.cache_clear()
+    problems: list[str] = []
+    build_all(p, problems=problems)  # check's path: the stale source is a problem
+    assert problems and problems[0].startswith("src_literate/_freeze/sample-post.json: ")
+    assert named in problems[0], problems[0]
+    said = []
+    monkeypatch.setattr(weave, "run_chunks", lambda *a, **k: pytest.fail("executed"))
+    with pytest.raises(pytest.fail.Exception, match="executed"):
+        build_all(p, execute_stale=True, progress=said.append)  # posts' path: executes again
+    assert named in said[-1]
+
+
+def test_check_lists_every_stale_post(reader_built, tmp_path):
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(reader_built, root)
+    p = Project(root)
+    other = (root / PMD).read_text(encoding="utf-8")
+    other = other.replace("slug: sample-post", "slug: other-post").replace('module="', 'module="o_')
+    other = other.replace("qwen3_fusion.hidden_toy", "qwen3_fusion.o_hidden_toy")
+    write(p, "src_literate/zz_other.pmd", other)
+    replace(
+        p,
+        SERIES,
+        "glossary:",
+        "  - slug: other-post\n    source: src_literate/zz_other.pmd\n"
+        "    url: /posts/other-post/\nglossary:",
+    )
+    write_outputs(p, build_all(p, execute_stale=True))
+    write(p, "src_literate/data.txt", "data v3\n")
+    problems, _ = run_checks(p, browser=False, reader=False)
+    stale = [x for x in problems if "are stale (src_literate/data.txt changed)" in x]
+    assert [s.split(":")[0] for s in stale] == [
+        "src_literate/_freeze/sample-post.json",
+        "src_literate/_freeze/other-post.json",
+    ]
