@@ -23,8 +23,9 @@ from pathlib import Path
 
 from .errors import BuildError
 from .fsutil import sha256_text
-from .kernel import MIRROR_SKIP, MIRRORED, chunk_label, executed_chunks, kernel_environment
+from .kernel import CONTROL, MIRROR_SKIP, MIRRORED, chunk_label, executed_chunks, kernel_environment
 from .source import Source
+from .values import read_text
 
 FREEZE_VERSION = 3
 FREEZE_DIR = "src_literate/_freeze"
@@ -208,13 +209,13 @@ def read_freeze(root: Path, src: Source) -> Freeze | None:
         return None
     rel = path.relative_to(root).as_posix()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, root))
+    except RecursionError:
+        raise BuildError("freeze is nested too deeply; rebuild with --refresh", rel) from None
     except json.JSONDecodeError as e:
         raise BuildError(
             f"freeze is not JSON ({e.msg}); rebuild with --refresh", rel, e.lineno
         ) from None
-    except UnicodeDecodeError:
-        raise BuildError("freeze is not UTF-8; rebuild with --refresh", rel) from None
     if not isinstance(data, dict) or data.get("version") != FREEZE_VERSION:
         return None
     problem = _shape_problem(data)
@@ -249,4 +250,6 @@ def _shape_problem(data: dict) -> str | None:
             isinstance(r, dict) and isinstance(r.get("text"), str) for r in records
         ):
             return "has malformed outputs"
+        if any(CONTROL.search(r["text"]) for r in records):
+            return f"output of chunk {o.get('chunk')!r} holds a control character"
     return None

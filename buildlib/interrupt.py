@@ -24,9 +24,12 @@ class Interrupted(KeyboardInterrupt):
     """A signal asked the build to stop."""
 
 
+_holding: list[bool] = []  # non-empty while a commit renames
+
+
 def _handler(signum, frame) -> None:
     _received.append(signum)
-    if len(_received) == 1:
+    if len(_received) == 1 and not _holding:
         raise Interrupted(signal.Signals(signum).name)
 
 
@@ -38,11 +41,16 @@ def raise_if_interrupted() -> None:
 
 @contextlib.contextmanager
 def signals_blocked():
-    """Hold SIGINT and SIGTERM until the block ends (the renames of one commit)."""
+    """Hold SIGINT and SIGTERM until the block ends (the renames of one commit).
+
+    The mask holds them for this thread; a signal that another thread (zmq's, the kernel
+    client's) receives still runs Python's handler here, which then only records it."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    _holding.append(True)
     try:
         yield
     finally:
+        _holding.clear()
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 

@@ -107,12 +107,36 @@ def mirror_inputs(root: Path, work: Path) -> None:
         )
 
 
+def _client_class():
+    """nbclient's client, stopping a chunk as soon as it prints past the limit."""
+    import asyncio
+
+    from nbclient import NotebookClient
+
+    class Client(NotebookClient):
+        printed = 0  # characters the current chunk printed
+        flooded = False
+
+        def output(self, outs, msg, display_id, cell_index):
+            content = msg.get("content", {})
+            self.printed += len(str(content.get("text", ""))) + len(
+                str(content.get("data", {}).get("text/plain", ""))
+            )
+            if self.printed <= MAX_OUTPUT_BYTES:
+                return super().output(outs, msg, display_id, cell_index)
+            if not self.flooded:  # a loop that prints forever would fill the memory
+                self.flooded = True
+                asyncio.ensure_future(self.km.interrupt_kernel())
+            return None
+
+    return Client
+
+
 def run_chunks(
     src: Source, root: Path, stage: Path, progress=None, env: dict[str, str] | None = None
 ) -> Execution:
     """Run the source's executed chunks in order in one fresh kernel (`env`: extra variables)."""
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     runnable = executed_chunks(src)
@@ -138,7 +162,7 @@ def run_chunks(
             f"import {AUDIT_MODULE}\n{AUDIT_MODULE}.report()",
         ]
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in codes])
-        client = NotebookClient(
+        client = _client_class()(
             nb,
             kernel_name="python3",
             allow_errors=True,
@@ -153,6 +177,7 @@ def run_chunks(
             for k, cell in enumerate(nb.cells):
                 chunk = runnable[k - 1] if 0 < k <= len(runnable) else None
                 client.timeout = chunk.timeout if chunk else 120
+                client.printed = 0
                 t0 = time.monotonic()
                 try:
                     client.execute_cell(cell, k)
@@ -166,6 +191,8 @@ def run_chunks(
                     raise _stopped(
                         src, chunk, f"the kernel process died ({_exit_of(client)}) while it ran"
                     ) from None
+                if client.flooded:
+                    raise _stopped(src, chunk, f"printed more than {MAX_OUTPUT_BYTES / 1e6:g} MB")
                 if chunk is None:
                     _raise_on_error(cell.outputs, src, None)
                     continue
@@ -241,12 +268,7 @@ def outputs_of(chunk: Chunk, cell: list, src: Source) -> list[dict]:
     merged = "".join(pieces)
     size = len(merged.encode("utf-8"))
     if size > MAX_OUTPUT_BYTES:
-        raise BuildError(
-            f"chunk {chunk_label(chunk)} printed {size / 1e6:.1f} MB; a chunk may print at most"
-            f" {MAX_OUTPUT_BYTES / 1e6:g} MB",
-            src.rel,
-            chunk.line,
-        )
+        raise _stopped(src, chunk, f"printed more than {MAX_OUTPUT_BYTES / 1e6:g} MB")
     bad = CONTROL.search(merged)
     if bad:
         raise BuildError(

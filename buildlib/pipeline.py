@@ -11,7 +11,7 @@ from .errors import BuildError
 from .freeze import FREEZE_DIR
 from .fsutil import Tree, commit
 from .render import Prose, diagram_line, environment, load_results, post_values, render_template
-from .series import Series, load_series
+from .series import SOURCE_RE, Series, load_series
 from .source import Source, discover_sources, parse_source
 from .tangle import tangle
 from .values import read_text
@@ -50,6 +50,12 @@ def load(project: Project) -> tuple[Series, list[Source]]:
     series = load_series(project.root)
     sources = [parse_source(p, project.root) for p in discover_sources(project.root)]
     for src in sources:
+        if not SOURCE_RE.match(src.rel):
+            raise BuildError(
+                "name a source with letters, digits, '.', '_' and '-' only (it is linked from"
+                " README and named in series.yaml)",
+                src.rel,
+            )
         entry = series.post(src.slug)
         if entry is None:
             raise BuildError(f"slug {src.slug!r} is not in src_literate/series.yaml", src.rel, 1)

@@ -48,9 +48,9 @@ def load_series(root: Path) -> Series:
     data = load_yaml(text, SERIES_FILE)
     lines = text.split("\n")
 
-    def fail(message: str, needle: str | None = None):
-        line = next((k for k, ln in enumerate(lines, 1) if needle and needle in ln), None)
-        raise BuildError(message, SERIES_FILE, line)
+    def fail(message: str, needle: str | None = None, last: bool = False):
+        found = [k for k, ln in enumerate(lines, 1) if needle and needle in ln]
+        raise BuildError(message, SERIES_FILE, (found[-1] if last else found[0]) if found else None)
 
     if not isinstance(data, dict) or not isinstance(data.get("posts"), list):
         fail("needs a 'posts' list")
@@ -72,7 +72,7 @@ def load_series(root: Path) -> Series:
             slug, SERIES_FILE, next((k for k, ln in enumerate(lines, 1) if needle in ln), None)
         )
         if slug in (p.slug for p in posts):
-            fail(f"slug {slug!r} is listed twice", needle)
+            fail(f"slug {slug!r} is listed twice", needle, last=True)
         url, title, source = entry["url"], entry.get("title"), entry.get("source")
         if not isinstance(url, str) or not re.match(r"(/|https?://)\S*\Z", url):
             fail(f"post {slug!r}: url must be a site path (/posts/...) or an http(s) URL", needle)

@@ -290,8 +290,10 @@ def parse_options(text: str, rel: str, line: int) -> dict:
         if not isinstance(value, CHUNK_OPTIONS[kw.arg]) or (
             isinstance(value, bool) and bool not in CHUNK_OPTIONS[kw.arg]
         ):
-            want = CHUNK_OPTIONS[kw.arg][0].__name__
-            raise BuildError(f"chunk option {kw.arg!r} must be a {want}", rel, line)
+            want = {"str": "a string", "int": "an integer", "bool": "True or False"}[
+                CHUNK_OPTIONS[kw.arg][0].__name__
+            ]
+            raise BuildError(f"chunk option {kw.arg!r} must be {want}", rel, line)
         options[kw.arg] = value
     if "results" in options and options["results"] not in RESULTS_MODES:
         raise BuildError(f"results must be one of {', '.join(RESULTS_MODES)}", rel, line)

@@ -96,6 +96,8 @@ def load_json(path: Path, root: Path) -> object:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise BuildError(f"not JSON: {e.msg}", rel, e.lineno) from None
+    except RecursionError:
+        raise BuildError("not JSON a build can read: nested too deeply", rel) from None
     except ValueError as e:
         word = str(e).split()[0]
         line = text.count("\n", 0, max(text.find(word), 0)) + 1

@@ -320,7 +320,12 @@ BAD_INPUTS = [
         "timeout must be a positive",
         None,
     ),
-    ("    return x + b", "    return x +", "chunk is not valid Python: invalid syntax", "    return x +"),
+    (
+        "    return x + b",
+        "    return x +",
+        "chunk is not valid Python: invalid syntax",
+        "    return x +",
+    ),
     (
         "再次提到 [[kernel launch]]",
         "再次提到 [[warp 调度]]",
