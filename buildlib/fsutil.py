@@ -48,6 +48,8 @@ class Commit:
         data = text.encode("utf-8")
         if dest.is_file() and dest.read_bytes() == data:
             return False
+        if dest.exists() and not dest.is_file():  # found now, not by a rename half-way through
+            raise BuildError("is in the way of an output: it is not a file", self.rel(dest))
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = _temp_sibling(dest)

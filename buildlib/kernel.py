@@ -32,10 +32,10 @@ AUDIT_MODULE = "_qwen3_fusion_build_audit"
 PINNED_CPU_CAPABILITY = "avx2"
 # control characters a post may not carry (tab, newline and carriage return are text)
 PASSED_ENV = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM"})
-# settings of the libraries that compute what the posts print
+# the settings that change how the numbers are computed (threads, instruction set, Triton's
+# interpreter, devices); a machine's caches, logs and hub settings stay out of the posts
 PASSED_ENV_PREFIXES = (
-    "OMP_", "MKL_", "OPENBLAS_", "KMP_", "GOMP_", "ATEN_", "TORCH", "PYTORCH_", "TRITON_",
-    "CUDA_", "NVIDIA_", "HF_", "TRANSFORMERS_", "TOKENIZERS_", "NUMPY_", "NPY_",
+    "OMP_", "MKL_", "OPENBLAS_", "KMP_", "GOMP_", "ATEN_", "TRITON_", "CUDA_", "NVIDIA_", "PYTORCH_",
 )  # fmt: skip
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # IPython colours its tracebacks
@@ -151,11 +151,8 @@ def run_chunks(
         mirror_inputs(root, work)
         (scratch / "tmp").mkdir()
         shutil.copyfile(Path(__file__).with_name("kernel_audit.py"), stage / f"{AUDIT_MODULE}.py")
-        begin = (
-            f"import {AUDIT_MODULE} as _audit\n"
-            f"_audit.start({str(root.resolve())!r}, {str(work)!r}, {str(stage.resolve() / PACKAGE)!r})\n"
-            "del _audit"
-        )
+        folders = [str(root.resolve()), str(work.resolve()), str(stage.resolve() / PACKAGE)]
+        begin = f"import {AUDIT_MODULE} as _audit\n_audit.start(*{folders!r})\ndel _audit"
         codes = [
             begin,
             *(src.visible_code(c) for c in runnable),
