@@ -381,7 +381,7 @@ EXTRA = [
     ),
     (
         "chunk prints forever",
-        lambda p: replace(p, PMD, "print(scale(21))", "while True:\n    print('x' * 10000)"),
+        lambda p: replace(p, PMD, "print(scale(21))", "while True:\n    print('x' * 100)"),
         f"{PMD}:30",
         "chunk line 30 stopped: printed more than 1 MB",
     ),
