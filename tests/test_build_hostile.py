@@ -351,6 +351,12 @@ EXTRA = [
         "cannot read: Is a directory",
     ),
     (
+        "a folder where a post goes",
+        folder_for_file("posts/sample-post.md"),
+        "posts/sample-post.md",
+        "is in the way of an output: it is not a file",
+    ),
+    (
         "freeze output hand-edited",
         freeze_output_with_escape,
         "src_literate/_freeze/sample-post.json",
