@@ -32,11 +32,13 @@ GPU_NOTE_PREFIX = GPU_NOTE.split("{")[0]
 
 
 def run_checks(
-    project: Project, browser: bool = True, reader: bool = True
+    project: Project, browser: bool = True, reader: bool = True, progress=None
 ) -> tuple[list[str], list[str]]:
-    """Return (problems, report lines)."""
+    """Return (problems, report lines); progress(stage), when given, is called as each stage starts."""
+    stage = progress or (lambda name: None)
     problems: list[str] = []
     report: list[str] = []
+    stage("render the posts from the freeze")
     try:
         # renders from the freeze, executes nothing; a stale source is listed and the rest go on
         outputs = build_all(project, problems=problems)
@@ -44,8 +46,10 @@ def run_checks(
         return [str(e)], report
     problems += check_in_sync(project, outputs)
     problems += check_temporaries(project)
+    stage("ruff on the tangled code")
     problems += check_ruff(project)
     problems += check_results(project)
+    stage("fences, references, links, paths, code budget")
     posts = {f"posts/{name}": text for name, text in sorted(outputs["posts"].items())}
     series, sources = load(project)
     by_post = {f"posts/{s.slug}.md": s for s in sources}
@@ -64,9 +68,11 @@ def run_checks(
         problems += check_machine_traces(rel, text)
         diagrams += mermaid_blocks(rel, text)
         problems += check_budget(rel, text, by_post[rel].meta, report)
+    stage(f"{len(diagrams)} diagrams" + (" in headless Chromium" if browser else " (lint only)"))
     problems += check_diagrams(project, diagrams, browser)
     if reader:
         for rel, text in posts.items():
+            stage(f"run the python blocks of {rel} as a reader would")
             problems += check_reader(project, rel, text)
     return problems, report
 

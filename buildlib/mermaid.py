@@ -6,8 +6,7 @@ node that does not exist, a malformed ``%%{init}%%``, a ``themeVariables`` value
 ``render`` on every diagram in one headless Chromium, loading the pinned ``node_modules/mermaid``
 (``npm ci``) from disk: no CDN, no network.
 
-The browser is driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``: fd 3 carries
-commands in, fd 4 answers out, each message JSON ended by a NUL byte), with the standard library only.
+The browser is Debian's chromium driven by Playwright (:mod:`buildlib.browser`).
 """
 
 from __future__ import annotations
@@ -15,17 +14,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
-import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from . import browser
 
 ROOT = Path(__file__).resolve().parent.parent
 MERMAID_JS = ROOT / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
@@ -55,7 +52,7 @@ CLASSDEF_TYPES = frozenset(
     "flowchart graph stateDiagram stateDiagram-v2 classDiagram erDiagram block-beta block".split()
 )
 
-CHROMIUM_HINT = "mermaid check needs Debian chromium: apt-get install -y chromium fonts-noto-cjk"
+CHROMIUM_HINT = browser.CHROMIUM_HINT
 NPM_HINT = (
     "mermaid check and preview need node_modules/mermaid (pinned in package-lock.json): run "
     "`npm ci` in the repository root"
@@ -305,11 +302,10 @@ def lint(source: str, palette_classes: set[str]) -> list[str]:
 
 def find_chromium() -> str:
     """Path of a Chromium binary ($CHROMIUM first); MermaidUnavailable when there is none."""
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        path = name and shutil.which(name)
-        if path:
-            return path
-    raise MermaidUnavailable(CHROMIUM_HINT)
+    try:
+        return browser.find_chromium()
+    except browser.BrowserUnavailable as e:
+        raise MermaidUnavailable(str(e)) from None
 
 
 def find_mermaid_js() -> Path:
@@ -320,194 +316,30 @@ def find_mermaid_js() -> Path:
 
 
 def missing() -> str | None:
-    """The install hint for what render_all needs and lacks (Chromium, CJK fonts, mermaid), or None."""
+    """The install hint for what render_all needs and lacks (Chromium, Playwright, mermaid), or None."""
     try:
         find_mermaid_js()
-        find_chromium()
     except MermaidUnavailable as e:
         return str(e)
-    return None
+    return browser.missing()
 
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
-    "--disable-dev-shm-usage",
-    "--mute-audio",
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--remote-debugging-pipe",
-]
-
-
-class BrowserError(Exception):
-    """The browser died, answered with an error, or ran past its deadline."""
-
-
-class BrowserTimeout(BrowserError):
-    """The deadline passed while waiting for the browser."""
-
-
-_TRAMPOLINE = """
-import fcntl, os, sys
-r, w = (fcntl.fcntl(int(fd), fcntl.F_DUPFD, 10) for fd in sys.argv[1:3])
-os.dup2(r, 3)
-os.dup2(w, 4)
-os.closerange(5, 10)
-os.close(r)
-os.close(w)
-os.execv(sys.argv[3], sys.argv[3:])
-"""
-
-
-class _Browser:
-    """One headless Chromium with one page, driven over the DevTools protocol on a pipe."""
-
-    def __init__(self, deadline: float):
-        self.deadline = deadline
-        self.tmp = tempfile.mkdtemp(prefix="mermaid-chromium-")
-        to_child_r, self.to_child = os.pipe()
-        self.from_child, from_child_w = os.pipe()
-        self.log = open(os.path.join(self.tmp, "stderr.log"), "w+b")
-        argv = [
-            find_chromium(),
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={self.tmp}/profile",
-            "about:blank",
-        ]
-        # A small Python trampoline puts our pipe ends on fds 3 and 4, where --remote-debugging-pipe
-        # expects them, and execs the browser (the fds may be anything, 3 and 4 included).
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _TRAMPOLINE, str(to_child_r), str(from_child_w)]
-            + argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log,
-            pass_fds=(to_child_r, from_child_w),
-            start_new_session=True,
-        )
-        os.close(to_child_r)
-        os.close(from_child_w)
-        self.buffer = b""
-        self.next_id = 0
-        self.events: list[dict] = []
-        self.session = ""
-        try:
-            targets = self.call("Target.getTargets")["targetInfos"]
-            page = next(t for t in targets if t["type"] == "page")
-            attached = self.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)
-            self.session = attached["sessionId"]
-            self.call("Page.enable")
-        except BaseException:
-            self.close()
-            raise
-
-    def navigate(self, url: str) -> None:
-        """Load url in the page and wait for its load event."""
-        self.events.clear()
-        self.call("Page.navigate", url=url)
-        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
-            self.events.append(self._read())
-
-    def stderr_tail(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        lines = self.log.read().decode(errors="replace").strip().splitlines()
-        return " | ".join(lines[-3:])
-
-    def _read(self) -> dict:
-        while b"\0" not in self.buffer:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise BrowserTimeout("timed out")
-            ready, _, _ = select.select([self.from_child], [], [], left)
-            if ready:
-                chunk = os.read(self.from_child, 1 << 20)
-                if not chunk:
-                    raise BrowserError(f"chromium exited: {self.stderr_tail() or 'no message'}")
-                self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def call(self, method: str, **params) -> dict:
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params}
-        if self.session and not method.startswith(("Target.", "Browser.")):
-            message["sessionId"] = self.session
-        try:
-            os.write(self.to_child, json.dumps(message).encode() + b"\0")
-        except OSError as e:
-            raise BrowserError(f"chromium exited: {self.stderr_tail() or e}") from None
-        while True:
-            reply = self._read()
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise BrowserError(f"{method}: {reply['error'].get('message')}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def evaluate(self, expression: str):
-        result = self.call(
-            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
-        )
-        if "exceptionDetails" in result:
-            details = result["exceptionDetails"]
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise BrowserError(f"page script failed: {text}")
-        return result["result"].get("value")
-
-    def screenshot(self, path: str | os.PathLike) -> None:
-        """Save a PNG of the page (for looking at a rendering by eye)."""
-        import base64
-
-        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
-        Path(path).write_bytes(base64.b64decode(data))
-
-    def close(self) -> None:
-        try:
-            if self.proc.poll() is None:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self.proc.wait(timeout=10)
-        finally:
-            for fd in (self.to_child, self.from_child):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            self.log.close()
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def open_page(deadline: float) -> _Browser:
-    """A browser on the harness page with mermaid loaded; MermaidUnavailable if it cannot start."""
+@contextmanager
+def open_page(timeout_s: float = 60):
+    """A Playwright page on the harness page with mermaid loaded; MermaidUnavailable if it cannot."""
     js = find_mermaid_js()
-    find_chromium()
-    browser = None
-    try:
-        browser = _Browser(deadline)
-        page = Path(browser.tmp) / "mermaid_page.html"
-        page.write_text(PAGE.read_text(encoding="utf-8").replace("__MERMAID_JS__", js.as_uri()))
-        browser.navigate(page.as_uri())
-        if browser.evaluate("typeof window.mermaidCheck") != "function":
-            raise BrowserError(f"{js} did not load in the page")
-    except BrowserError as e:
-        if browser:
-            browser.close()
-        reason = " ".join(str(e).split())
-        raise MermaidUnavailable(
-            f"headless chromium could not run mermaid ({reason}); {CHROMIUM_HINT}"
-        ) from None
-    return browser
+    with tempfile.TemporaryDirectory(prefix="mermaid-page-") as tmp:
+        page_path = Path(tmp) / "mermaid_page.html"
+        page_path.write_text(PAGE.read_text(encoding="utf-8").replace("__MERMAID_JS__", js.as_uri()))
+        try:
+            with browser.launch(timeout_s) as chromium:
+                page = chromium.new_page()
+                page.goto(page_path.as_uri(), timeout=timeout_s * 1000)
+                if page.evaluate("typeof window.mermaidCheck") != "function":
+                    raise MermaidUnavailable(f"{js} did not load in the page")
+                yield page
+        except browser.BrowserUnavailable as e:
+            raise MermaidUnavailable(str(e)) from None
 
 
 # mermaid's preprocessing (src/preprocess.ts, src/diagram-api/comments.ts in 11.17.2): drop the front
@@ -568,17 +400,23 @@ def render_all(diagrams: list[Diagram], timeout_s: float = 60) -> list[str]:
     """
     if not diagrams:
         return []
+    from playwright.sync_api import Error as PlaywrightError
+
     deadline = time.monotonic() + timeout_s
-    browser = open_page(deadline)
     problems = []
-    try:
+    with open_page(timeout_s) as page:
         for n, d in enumerate(diagrams):
             try:
-                result = browser.evaluate(f"window.mermaidCheck({json.dumps(d.source)}, {n})")
-            except BrowserError as e:
+                result = browser.evaluate(
+                    page,
+                    "([text, n]) => window.mermaidCheck(text, n)",
+                    [d.source, n],
+                    deadline - time.monotonic(),
+                )
+            except (browser.BrowserTimeout, PlaywrightError) as e:
                 why = (
                     f"mermaid did not finish within the {timeout_s:g} s limit"
-                    if isinstance(e, BrowserTimeout)
+                    if isinstance(e, browser.BrowserTimeout)
                     else f"chromium failed: {' '.join(str(e).split())}"
                 )
                 problems.append(f"{d.post}:{d.line}: {why}\n{_show(d.source)}")
@@ -587,6 +425,4 @@ def render_all(diagrams: list[Diagram], timeout_s: float = 60) -> list[str]:
             if not result["ok"]:
                 message = _locate(result["message"].strip(), d.source)
                 problems.append(f"{d.post}:{d.line}: {message}\n{_show(d.source)}")
-    finally:
-        browser.close()
     return problems

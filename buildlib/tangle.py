@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from .errors import BuildError
 from .markdown import headings
@@ -48,14 +49,30 @@ def tangle(sources: list[Source]) -> dict[str, str]:
             pkg = f"{PACKAGE}/{'/'.join(parts[:depth])}/__init__.py"
             files.setdefault(pkg, _subpackage_init(".".join(parts[:depth])))
     files[f"{PACKAGE}/__init__.py"] = package_init(owner)
+    files[f"{PACKAGE}/py.typed"] = ""  # PEP 561: the package's annotations are for type checkers
     return files
+
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+def package_version() -> str:
+    """The [project] version of pyproject.toml, the one place it is written (__version__ copies it)."""
+    # a regex, not tomllib: the build also runs on Python 3.10, which has no tomllib
+    m = re.search(r'^version = "([^"]+)"', PYPROJECT.read_text(encoding="utf-8"), flags=re.M)
+    if not m:
+        raise BuildError('no [project] version = "..." line', "pyproject.toml")
+    return m.group(1)
 
 
 def module_text(src: Source, mod: str) -> str:
     """One module: banner, docstring, __all__, then each chunk behind a marker naming it."""
     chunks = [c for c in src.chunks if c.module == mod]
+    lead, first = _leading_docstring(chunks[0].code)
+    bodies = [first] + [c.code.strip() for c in chunks[1:]]
     code = "".join(
-        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{c.code.strip()}\n" for c in chunks
+        f"\n\n{MARKER.format(src=src.rel, name=c.name)}\n{body}\n"
+        for c, body in zip(chunks, bodies, strict=True)
     )
     hidden = set()
     for c in chunks:
@@ -63,14 +80,31 @@ def module_text(src: Source, mod: str) -> str:
             hidden |= set(defined_names(c.code))
     public = sorted(n for n in defined_names(code) if not n.startswith("_") and n not in hidden)
     chapters = _chapters_of(src, chunks)
+    head = f"{lead}\n\n" if lead else f"{PACKAGE}.{mod}: {_summary(public)}.\n\n"
     doc = (
-        f'"""{PACKAGE}.{mod}: {_summary(public)}.\n\n'
+        f'"""{head}'
         f"Tangled from {src.rel} ({chapters}); every block below is marked with its chunk.\n"
         '"""\n'
     )
     items = "".join(f'    "{n}",\n' for n in sorted(public))
     all_block = f"\n__all__ = [\n{items}]\n" if public else "\n__all__: list[str] = []\n"
     return BANNER.format(src=src.rel) + doc + all_block + code
+
+
+def _leading_docstring(code: str) -> tuple[str, str]:
+    """(docstring, rest) when a module's first chunk opens with a docstring: it becomes the
+    module's docstring, so `help(qwen3_fusion.<module>)` says what the module is for."""
+    code = code.strip()
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return "", code
+    first = body[0] if body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):  # fmt: skip
+        return "", code
+    rest = "\n".join(code.split("\n")[first.end_lineno:]).strip()
+    return first.value.value.strip().replace('"""', "'''"), rest
 
 
 def _summary(public: list[str]) -> str:
@@ -140,7 +174,9 @@ def package_init(owner: dict[str, Source]) -> str:
         + '"""Code of the 训推加速 posts on Qwen3 fusion and Triton kernels.\n\n'
         + "Modules (import the one you need; importing the package loads nothing):\n\n"
         + rows
-        + '"""\n\n__all__ = [\n'
+        + '"""\n\n'
+        + f'__version__ = "{package_version()}"  # [project] version of pyproject.toml\n\n'
+        + "__all__ = [\n"
         + "".join(f'    "{m.split(".")[0]}",\n' for m in dict.fromkeys(sorted(owner)))
         + "]\n"
     )

@@ -476,7 +476,7 @@ def test_cli_bench_needs_a_gpu_and_errors_are_one_line(tmp_path):
         text=True,
     )
     # the options reach the bench module (argparse does not reject them); no GPU here
-    assert res.returncode == 2 and "needs a CUDA GPU" in res.stderr
+    assert res.returncode == 3 and "needs a CUDA GPU" in res.stderr  # 3: environment missing
     assert "unrecognized arguments" not in res.stderr
     res = subprocess.run(
         [sys.executable, str(REPO / "build.py"), "preview", "no-such-slug"],

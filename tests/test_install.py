@@ -22,7 +22,9 @@ def venv(tmp_path_factory) -> Path:
     shutil.copytree(
         REPO,
         src,
-        ignore=shutil.ignore_patterns(".git", "node_modules", "preview", "*.pyc", "__pycache__"),
+        ignore=shutil.ignore_patterns(
+            ".git", "node_modules", "preview", ".cache", "*.pyc", "__pycache__"
+        ),
     )
     # build the wheel with this interpreter's setuptools (offline), then install it into the venv,
     # whose dependencies (torch, triton, transformers, numpy) this machine's site-packages satisfy
@@ -71,3 +73,54 @@ def test_the_console_script_scans_a_model(venv):
     res = run_in(venv, str(scan), "--config", "qwen3-tiny", "--layers", "1", "--seq", "16")
     assert res.returncode == 0, res.stderr[-2000:]
     assert "rmsnorm" in res.stdout.lower() or "RMSNorm" in res.stdout
+
+
+def test_version_comes_from_pyproject_and_the_package_is_typed(venv):
+    code = (
+        "import importlib.metadata as m, pathlib, qwen3_fusion as q;"
+        "print(q.__version__, m.version('qwen3-fusion'),"
+        " (pathlib.Path(q.__file__).parent / 'py.typed').exists(),"
+        " m.metadata('qwen3-fusion')['License-Expression'])"
+    )
+    res = run_in(venv, str(venv / "bin" / "python"), "-c", code)
+    assert res.returncode == 0, res.stderr[-2000:]
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert res.stdout.split() == [version, version, "True", "Apache-2.0"]
+
+
+# import name -> distribution that provides it, for the third-party imports of the package
+DISTRIBUTIONS = {
+    "torch": "torch",
+    "triton": "triton",
+    "transformers": "transformers",
+    "numpy": "numpy",
+    "sympy": "sympy",
+    "liger_kernel": "liger-kernel",
+    "pynvml": "nvidia-ml-py",
+    "cutlass": "nvidia-cutlass-dsl",
+}
+
+
+def test_every_imported_distribution_is_declared():
+    import ast
+    import re
+
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + sum(project["optional-dependencies"].values(), [])
+    declared_names = {re.match(r"[\w.-]+", d).group(0).lower() for d in declared}
+    imported = set()
+    for path in (REPO / "generated" / "qwen3_fusion").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"qwen3_fusion", "__future__"}
+    assert third_party <= set(DISTRIBUTIONS), (
+        f"map these imports: {third_party - set(DISTRIBUTIONS)}"
+    )
+    assert {DISTRIBUTIONS[m] for m in third_party} <= declared_names

@@ -4,7 +4,6 @@ On a CPU machine the kernels run in Triton's interpreter (tests/conftest.py sets
 so shapes stay small. Run: pytest tests/test_rmsnorm.py
 """
 
-import contextlib
 import re
 
 import pytest
@@ -213,6 +212,9 @@ def noncontiguous_cases():
         "column_stride": (r(4, 3, 80)[..., ::2], r(4, 3, 40)),
         "transposed_rows": (r(5, 7, 24).transpose(0, 1), r(5, 7, 24).transpose(0, 1)),
         "expanded_dy": (r(3, 4, 32), r(1, 1, 32).expand(3, 4, 32)),
+        # a 4-D q_norm input that is itself a transpose, and its gradient in the other layout
+        "q_norm_4d_x": (r(2, 3, 5, 16).transpose(1, 2), r(2, 5, 3, 16)),
+        "transposed_dy_2d": (r(24, 16), r(16, 24).t()),
     }
 
 
@@ -410,11 +412,9 @@ def test_shared_memory_budget_comes_from_the_device():
         assert (c.num_stages - 1) * c.kwargs["BLOCK_M"] * block_n * itemsize <= budget
 
 
+@pytest.mark.skipif(DEVICE == "cpu", reason="the device switch exists only for CUDA tensors")
 def test_launch_switches_to_the_tensor_device(monkeypatch):
     x, w, _ = make_inputs((4, 64), torch.float32)
-    if DEVICE == "cpu":
-        assert isinstance(rmsnorm_module._device_guard(x), contextlib.nullcontext)
-        return
     # one GPU: pretend another device is current, and check the launch switches to x's device
     entered = []
     real = torch.cuda.device
@@ -424,6 +424,60 @@ def test_launch_switches_to_the_tensor_device(monkeypatch):
     assert entered == [x.device.index]
     ref = reference(x, w, torch.zeros_like(x))["y"]
     assert_close("y", y, ref[0], ref[1], [x.dtype])
+
+
+@pytest.mark.skipif(DEVICE == "cpu", reason="the cached launch exists only on a GPU")
+def test_cached_launch_matches_triton_launch(monkeypatch):
+    """The cached launcher must pick the kernel Triton would: rows of 1, 16, 17, unaligned data."""
+    import qwen3_fusion.launcher as launcher
+
+    cases = []
+    for rows, n, offset in ((1, 64, 0), (16, 128, 0), (17, 96, 0), (33, 128, 1), (16, 3000, 0)):
+        x, w, dy = make_inputs((rows, n + offset), torch.bfloat16, seed=rows)
+        cases.append((x[:, offset:], w[offset:], dy[:, offset:]))
+    results = {}
+    for fast in (False, True, True):  # Triton's path; then a first and a cached call
+        monkeypatch.setattr(launcher, "_FAST", fast)
+        for i, (x, w, dy) in enumerate(cases):
+            y, rstd = rms_norm_forward(x, w, EPS)
+            dx, dw = rms_norm_backward(dy, x, w, rstd)
+            got = (y, rstd, dx, dw)
+            if i in results:
+                assert all(torch.equal(a, b) for a, b in zip(got, results[i]))
+            results[i] = got
+    assert launcher._compiled, "no kernel was cached"
+
+
+def weight_layouts():
+    """Weights the kernels must read by stride: columns of matrices (strides 2 and 3)."""
+    g = torch.Generator().manual_seed(3)
+    col = lambda k: (1 + 0.5 * torch.randn(64, k, generator=g)).to(DEVICE, torch.bfloat16)[:, k - 1]
+    return {"stride_2": col(2), "stride_3": col(3)}
+
+
+@pytest.mark.parametrize("layout", list(weight_layouts()))
+def test_strided_weight(layout):
+    w = weight_layouts()[layout]
+    x, _, dy = make_inputs((6, 64), torch.bfloat16, seed=4)
+    xg, wg = x.clone().requires_grad_(), w.detach().clone().requires_grad_()
+    wv = w.detach().requires_grad_()  # the strided view itself is the leaf
+    assert not wv.is_contiguous()
+    y = rms_norm(xg, wv, EPS)
+    y.backward(dy)
+    rstd = torch.rsqrt(x.float().pow(2).mean(-1) + EPS)
+    check_against_reference(x, w, dy, {"y": y, "rstd": rstd, "dx": xg.grad, "dw": wv.grad})
+    assert wv.grad.shape == (64,) and wg.grad is None
+
+
+def test_rstd_is_saved_not_differentiable():
+    x, w, dy = make_inputs((4, 32), torch.float32)
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    y, rstd = RMSNormFunction.apply(xg, wg, EPS, True)
+    assert y.requires_grad and not rstd.requires_grad
+    # a loss that also uses rstd backpropagates through y only (rstd is a constant to autograd)
+    (y * dy).sum().add(rstd.sum()).backward()
+    ref = reference(x, w, dy)
+    assert_close("dx", xg.grad, ref["dx"][0], ref["dx"][1], [x.dtype])
 
 
 def test_compiled_frozen_weight_matches_eager():

@@ -5,22 +5,36 @@
 Modules (import the one you need; importing the package loads nothing):
 
     qwen3_fusion.bench                <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_artifacts      <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_common         <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_norms          <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_sweep          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.configs              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.launcher             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.trace_capture        <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.train_step           <- src_literate/post2_triton_rmsnorm.pmd
 """
+
+__version__ = "0.2.0"  # [project] version of pyproject.toml
 
 __all__ = [
     "bench",
+    "bench_artifacts",
+    "bench_common",
+    "bench_norms",
+    "bench_sweep",
     "configs",
     "fusion_groups",
+    "launcher",
     "patching",
     "reading",
     "rmsnorm",
     "signals",
     "trace_capture",
+    "train_step",
 ]

@@ -1,6 +1,9 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.configs: BUILTIN_CONFIGS, ConfigError, QWEN3_0_6B and 4 more (see __all__).
+"""Qwen3 configurations used by the posts, and model builders that need no downloaded weights.
+
+`qwen3_config("qwen3-0.6b")` has the real Qwen3-0.6B shapes, `qwen3_config("qwen3-tiny")` the
+same code paths at toy size (tests); `load_config` also reads a Hugging Face config.json.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二); every block below is marked with its chunk.
 """
@@ -17,12 +20,6 @@ __all__ = [
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::configs_head
-"""Qwen3 configurations used by the posts, and model builders that need no downloaded weights.
-
-`qwen3_config("qwen3-0.6b")` has the real Qwen3-0.6B shapes, `qwen3_config("qwen3-tiny")` the
-same code paths at toy size (tests); `load_config` also reads a Hugging Face config.json.
-"""
-
 import json
 from pathlib import Path
 

@@ -1,6 +1,12 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.fusion_groups: EPILOGUE_OPS, MATMULS, OpGraph and 18 more (see __all__).
+"""From an exported graph to fusion groups: what each op is, where it comes from, what it moves.
+
+`OpGraph` classifies the nodes of a torch.export graph (gemm / memory / view / skip), reads each
+node's module path and call path from node.meta and records reachability; `find_groups` groups
+memory-bound ops the way a fusing compiler could, finds GEMMs that read one input and GEMMs whose
+output only an activation or a loss reads (epilogues); `traffic` counts the bytes a group moves,
+from the fake tensors in node.meta["val"]. Sizes that depend on data are sympy expressions.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
@@ -31,15 +37,6 @@ __all__ = [
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::fg_head
-"""From an exported graph to fusion groups: what each op is, where it comes from, what it moves.
-
-`OpGraph` classifies the nodes of a torch.export graph (gemm / memory / view / skip), reads each
-node's module path and call path from node.meta and records reachability; `find_groups` groups
-memory-bound ops the way a fusing compiler could, finds GEMMs that read one input and GEMMs whose
-output only an activation or a loss reads (epilogues); `traffic` counts the bytes a group moves,
-from the fake tensors in node.meta["val"]. Sizes that depend on data are sympy expressions.
-"""
-
 import collections
 import operator
 import re

@@ -1,6 +1,10 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.reading: ExportError, GEMM_OPS, GEMM_SUBSTRINGS and 20 more (see __all__).
+"""Reading a model two ways: statically (structure, source, graphs) and dynamically (profiles).
+
+Static: `param_counts`, `source_span` / `github_url`, `fx_trace`, `export_graph` / `op_counts`.
+Dynamic: `profile_train_step`, `save_chrome_trace` / `read_chrome_trace`, `op_calls`,
+`launch_stats`. Nothing here needs a GPU; on a CUDA machine the profiles include kernels.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§二, §三); every block below is marked with its chunk.
 """
@@ -33,13 +37,6 @@ __all__ = [
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::reading_head
-"""Reading a model two ways: statically (structure, source, graphs) and dynamically (profiles).
-
-Static: `param_counts`, `source_span` / `github_url`, `fx_trace`, `export_graph` / `op_counts`.
-Dynamic: `profile_train_step`, `save_chrome_trace` / `read_chrome_trace`, `op_calls`,
-`launch_stats`. Nothing here needs a GPU; on a CUDA machine the profiles include kernels.
-"""
-
 import collections
 import inspect
 import json

@@ -1,18 +1,16 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.rmsnorm: EagerRMSNormFunction, INTERPRET_SMEM, MAX_HIDDEN and 11 more (see __all__).
+"""qwen3_fusion.rmsnorm: INTERPRET_SMEM, MAX_HIDDEN, RMSNormFunction and 9 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
 """
 
 __all__ = [
-    "EagerRMSNormFunction",
     "INTERPRET_SMEM",
     "MAX_HIDDEN",
     "RMSNormFunction",
     "SMEM_FRACTION",
     "TritonRMSNorm",
-    "bwd_num_programs",
     "rms_norm",
     "rms_norm_backward",
     "rms_norm_backward_torch",
@@ -24,7 +22,6 @@ __all__ = [
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::imports
-import contextlib
 import functools
 import os
 
@@ -33,6 +30,8 @@ import triton
 import triton.language as tl
 from torch import nn
 from torch.autograd.function import once_differentiable
+
+from qwen3_fusion.launcher import launch
 
 MAX_HIDDEN = 65536  # widest row a program holds in registers
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -138,12 +137,6 @@ def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) ->
     return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
 
 
-def bwd_num_programs(n_rows: int, n_cols: int, dtype: torch.dtype, device: torch.device) -> int:
-    """Persistent backward grid: PER_SM programs per SM (per device on the interpreter)."""
-    block_m, _, _, _, programs = _plan(n_cols, dtype, dtype, True, torch.device(device))
-    return max(1, min(triton.cdiv(n_rows, block_m), programs))
-
-
 # %% src_literate/post2_triton_rmsnorm.pmd::launch
 def _vec(*ints: int, element_size: int) -> int:
     """Largest element count of at most 16 bytes that divides every value in ints."""
@@ -153,23 +146,14 @@ def _vec(*ints: int, element_size: int) -> int:
     return vec
 
 
-def _device_guard(t: torch.Tensor):
-    """Make t's GPU the current one: Triton launches on the current device's stream."""
-    if t.is_cuda and t.device.index != torch.cuda.current_device():
-        return torch.cuda.device(t.device.index)
-    return contextlib.nullcontext()
-
-
 def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
-    """Launch with the cached plan (see _plan) on the device of tensors[0], (M, N)."""
-    block_m, block_n, num_warps = plan[:3]
+    """Launch with the cached plan (see _plan); tensors are the (M, N) row-strided operands."""
     n_cols = tensors[0].shape[1]
     strides = [t.stride(0) for t in tensors]
     vec = _vec(n_cols, *strides, element_size=min(t.element_size() for t in tensors))
     # strides and n_cols go in units of VEC elements (see the kernels)
     args = (*args, *[s // vec for s in strides], n_cols // vec)
-    with _device_guard(tensors[0]):
-        kernel[grid](*args, BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec, num_warps=num_warps, **meta)
+    launch(kernel, grid, args, dict(BLOCK_M=plan[0], BLOCK_N=plan[1], VEC=vec, **meta), plan[2])
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::check_args
@@ -209,17 +193,26 @@ def _check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
 
 
 def _rows(t: torch.Tensor) -> torch.Tensor:
-    """(..., N) -> (M, N) with unit column stride: a view when the layout allows one."""
+    """(..., N) -> (M, N) with unit column stride: a view when the layout allows one, else a copy.
+
+    The kernels take one row stride, so any layout whose rows reshape to (M, N) with column
+    stride 1 runs in place (a slice, an expanded gradient); the rest (a transpose) is copied.
+    """
     t2 = t.reshape(-1, t.shape[-1])
-    return t2 if t2.stride(-1) == 1 else t2.contiguous()
+    return t2 if t2.stride(-1) == 1 or t2.shape[-1] == 1 else t2.contiguous()
+
+
+def _unit(w: torch.Tensor) -> torch.Tensor:
+    """The weight with unit stride: the kernels index it as w_ptr + col."""
+    return w if w.is_contiguous() else w.contiguous()
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
 def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
 
-    y has dtype promote_types(x.dtype, weight.dtype) like Qwen3RMSNorm. Pass `out` / `rstd`
-    (contiguous) to receive the results in buffers of your own.
+    x and weight may have any strides. y has dtype promote_types(x.dtype, weight.dtype) like
+    Qwen3RMSNorm. Pass `out` / `rstd` (contiguous) to receive the results in your own buffers.
     """
     _check_args(x, weight)
     out_dtype = torch.promote_types(x.dtype, weight.dtype)
@@ -236,7 +229,8 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     if n_rows > 0:
         plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
         y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
-        _launch(_rmsnorm_fwd_kernel, grid, (x2, weight, y2, rstd, n_rows, eps), (x2, y2), plan)
+        args = (x2, _unit(weight), y2, rstd, n_rows, eps)
+        _launch(_rmsnorm_fwd_kernel, grid, args, (x2, y2), plan)
     return out, rstd
 
 
@@ -302,13 +296,35 @@ def _rmsnorm_bwd_kernel(
         tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::rmsnorm_dw_kernel
+@triton.jit
+def _rmsnorm_dw_kernel(
+    partial_ptr,  # (n_partials, n_cols) fp32, one row per backward program
+    dw_ptr,  # (n_cols,) dW, dtype of the weight
+    n_partials,
+    n_cols,
+    BLOCK_P: tl.constexpr,  # partial rows added per loop step
+    BLOCK_N: tl.constexpr,  # columns per program
+):
+    # fixed summation order (loop steps, then one tree per column): dW is bitwise reproducible
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    col_mask = cols < n_cols
+    acc = tl.zeros((BLOCK_P, BLOCK_N), dtype=tl.float32)
+    for p0 in range(0, n_partials, BLOCK_P):
+        p = p0 + tl.arange(0, BLOCK_P)
+        mask = (p < n_partials)[:, None] & col_mask[None, :]
+        acc += tl.load(partial_ptr + p[:, None] * n_cols + cols[None, :], mask=mask, other=0.0)
+    tl.store(dw_ptr + cols, tl.sum(acc, axis=0).to(dw_ptr.dtype.element_ty), mask=col_mask)
+
+
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_dw=True):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
-    dy (any float dtype) is only read. dw is the fixed-order torch sum of an fp32 (programs, N)
-    buffer, so it is bitwise deterministic; pass `dw_partial` to choose the number of programs
-    yourself. compute_dw=False skips dW (no buffer, no reduction) and returns dw None.
+    dy (any float dtype, any strides) is only read. dW is summed from an fp32 (programs, N)
+    buffer in a fixed order by a second small kernel, so it is bitwise reproducible; pass
+    `dw_partial` to choose the number of programs yourself. compute_dw=False skips dW (no
+    buffer, no reduction) and returns dw None.
     """
     _check_args(x, weight)
     if dy.shape != x.shape or dy.dtype not in _FLOAT_DTYPES or dy.device != x.device:
@@ -331,55 +347,57 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
     else:
         n_prog = dw_partial.shape[0]
         _check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
-    args = (dy2, x2, weight, rstd.view(-1), dx.view(n_rows, n_cols), dw_partial, n_rows)
-    _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, args[4]), plan,
+    dx2 = dx.view(n_rows, n_cols)
+    args = (dy2, x2, _unit(weight), rstd.view(-1), dx2, dw_partial, n_rows)
+    _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, dx2), plan,
             NUM_STAGES=plan[3], COMPUTE_DW=compute_dw)  # fmt: skip
-    return dx, dw_partial.sum(0).to(weight.dtype) if compute_dw else None
+    if not compute_dw:
+        return dx, None
+    dw = torch.empty(n_cols, dtype=weight.dtype, device=x.device)
+    # at least 8 column blocks even for short rows: the partial rows are summed in a loop
+    block_n = min(64, max(16, triton.next_power_of_2(n_cols) // 8))
+    launch(_rmsnorm_dw_kernel, ((n_cols + block_n - 1) // block_n,),
+           (dw_partial, dw, n_prog, n_cols), {"BLOCK_P": 64, "BLOCK_N": block_n}, 4)  # fmt: skip
+    return dx, dw
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_function
-class RMSNormFunction(torch.autograd.Function):
-    """Autograd of (y, rstd) = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), rstd (...,).
+def _setup_context(ctx, inputs, output):
+    """Save x, w and rstd (one float per row), nothing else; rstd is not differentiable."""
+    x, weight, _eps, triton_backward = inputs
+    ctx.mark_non_differentiable(output[1])
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.triton_backward = triton_backward
+    ctx.set_materialize_grads(False)  # rstd gets no gradient: no zero tensor for it
 
-    Saves x, w and the fp32 rstd (one float per row), nothing else. backward runs the Triton
-    backward op, or the PyTorch formula when triton_backward is False; it skips dW when the
-    weight needs no gradient.
+
+class RMSNormFunction(torch.autograd.Function):
+    """Autograd of y = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), plus rstd (...,) fp32.
+
+    backward runs the Triton kernels (the launchers directly in eager, the opaque op while
+    torch.compile traces), or the PyTorch formula when triton_backward is False; it skips dW when
+    the weight needs no gradient.
     """
 
     @staticmethod
-    def forward(x, weight, eps, triton_backward):
-        return rms_norm_forward(x, weight, eps)
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        x, weight, _eps, triton_backward = inputs
-        ctx.save_for_backward(x, weight, output[1])
-        ctx.triton_backward = triton_backward
-        ctx.set_materialize_grads(False)  # rstd gets no gradient: no zero tensor for it
-
-    @staticmethod
-    def backward(ctx, dy, _drstd):
-        x, weight, rstd = ctx.saved_tensors
-        need_dw = ctx.needs_input_grad[1]
-        if ctx.triton_backward:
-            dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd, need_dw)
-        else:
-            dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
-        return dx, dw if need_dw else None, None, None
-
-
-class EagerRMSNormFunction(RMSNormFunction):
-    """RMSNormFunction for eager mode: calls the launchers directly, skipping op dispatch."""
+    def forward(ctx, x, weight, eps, triton_backward):
+        # forward and context in one method: with a separate setup_context, Function.apply binds
+        # its arguments to forward's signature through inspect on every call (host time)
+        out = rms_norm_forward(x, weight, eps)
+        _setup_context(ctx, (x, weight, eps, triton_backward), out)
+        return out
 
     @staticmethod
     @once_differentiable  # a second derivative raises instead of being silently wrong
     def backward(ctx, dy, _drstd):
         x, weight, rstd = ctx.saved_tensors
         need_dw = ctx.needs_input_grad[1]
-        if ctx.triton_backward:
-            dx, dw = rms_norm_backward(dy, x, weight, rstd, compute_dw=need_dw)
-        else:
+        if not ctx.triton_backward:
             dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
+        elif type(dy) is torch.Tensor:  # eager: a plain tensor, no op dispatch needed
+            dx, dw = rms_norm_backward(dy, x, weight, rstd, compute_dw=need_dw)
+        else:  # fake or functional tensors: torch.compile is tracing, keep the op opaque
+            dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd, need_dw)
         return dx, dw if need_dw else None, None, None
 
 
@@ -413,9 +431,7 @@ def _(dy, x, weight, rstd, compute_dw):
     return x.new_empty(x.shape), weight.new_empty(weight.shape if compute_dw else (0,))
 
 
-rms_norm_fwd_op.register_autograd(
-    RMSNormFunction.backward, setup_context=RMSNormFunction.setup_context
-)
+rms_norm_fwd_op.register_autograd(RMSNormFunction.backward, setup_context=_setup_context)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm
@@ -428,10 +444,10 @@ def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
         raise ValueError(f"rms_norm: backward must be 'triton' or 'torch', got {backward!r}")
     if torch.compiler.is_compiling():
         return rms_norm_fwd_op(x, weight, eps, backward == "triton")[0]
-    if not (torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad)):
-        return rms_norm_forward(x, weight, eps)[0]  # nothing to record: straight to the launch
-    # eager: the autograd.Function itself; the custom op's dispatch costs CPU time on every call
-    return EagerRMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
+    if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad):
+        # eager: the autograd.Function itself; the custom op's dispatch costs host time per call
+        return RMSNormFunction.apply(x, weight, eps, backward == "triton")[0]
+    return rms_norm_forward(x, weight, eps)[0]  # nothing to record: straight to the launch
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::triton_rmsnorm_module

@@ -1,6 +1,16 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.signals: AUTO_CPU_BYTES, Candidate, Instance and 10 more (see __all__).
+"""Find operator-fusion candidates in any module torch.export accepts, by four signals.
+
+    python -m qwen3_fusion.signals --config qwen3-tiny
+    python -m qwen3_fusion.signals --config qwen3-0.6b --seq 2048 --json
+
+`scan(model, example_inputs)` exports the model, groups its ops (memory-bound chains; matmuls
+that read one input; GEMMs whose output only an activation or a loss reads), profiles the graph
+node by node, and ranks the groups by the bytes fusing them would save for the example shapes.
+Each candidate says which signals fired: small_kernels, memory_bound_chain, repeated, one_step
+(see SIGNALS). Chains that only build masks or positions (no weight or float input upstream)
+run once per forward: they rank last, and are dropped when they would save under setup_bytes.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
@@ -23,19 +33,6 @@ __all__ = [
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::signals_head
-"""Find operator-fusion candidates in any module torch.export accepts, by four signals.
-
-    python -m qwen3_fusion.signals --config qwen3-tiny
-    python -m qwen3_fusion.signals --config qwen3-0.6b --seq 2048 --json
-
-`scan(model, example_inputs)` exports the model, groups its ops (memory-bound chains; matmuls
-that read one input; GEMMs whose output only an activation or a loss reads), profiles the graph
-node by node, and ranks the groups by the bytes fusing them would save for the example shapes.
-Each candidate says which signals fired: small_kernels, memory_bound_chain, repeated, one_step
-(see SIGNALS). Chains that only build masks or positions (no weight or float input upstream)
-run once per forward: they rank last, and are dropped when they would save under setup_bytes.
-"""
-
 import argparse
 import contextlib
 import inspect

@@ -1,6 +1,11 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.trace_capture: KEEP, LayerStep, build and 6 more (see __all__).
+"""Capture one Qwen3 decoder layer's forward + backward on a GPU as a small Chrome trace.
+
+`python -m qwen3_fusion.trace_capture --out DIR` builds a decoder layer with Qwen3-0.6B shapes and
+random weights, profiles one iteration (after warm-up) with torch.profiler and writes
+DIR/layer_trace.json: the kernels, CPU ops, launch calls and ranges of that iteration (a Chrome
+trace Perfetto opens), a `meta` block, and eager vs CUDA-graph timings of the same layer.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§三); every block below is marked with its chunk.
 """
@@ -19,14 +24,6 @@ __all__ = [
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::trace_head
-"""Capture one Qwen3 decoder layer's forward + backward on a GPU as a small Chrome trace.
-
-`python -m qwen3_fusion.trace_capture --out DIR` builds a decoder layer with Qwen3-0.6B shapes and
-random weights, profiles one iteration (after warm-up) with torch.profiler and writes
-DIR/layer_trace.json: the kernels, CPU ops, launch calls and ranges of that iteration (a Chrome
-trace Perfetto opens), a `meta` block, and eager vs CUDA-graph timings of the same layer.
-"""
-
 import argparse
 import datetime
 import json
@@ -83,20 +80,24 @@ def fwd_bwd(step, x):
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::trace_trim
 def trimmed_trace(prof) -> dict:
-    """The profile's Chrome trace cut to the event kinds in KEEP, without per-event args
-    except what links a launch to its kernel; timestamps start at 0."""
+    """The profile's Chrome trace cut to the event kinds in KEEP and the launch -> kernel flow
+    arrows (ph "s"/"f", cat "ac2g"), without per-event args except what links a launch to its
+    kernel; timestamps start at 0."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.json"
         prof.export_chrome_trace(str(path))
         data = json.loads(path.read_text())
     events = [e for e in data["traceEvents"] if e.get("ph") == "X" and e.get("cat") in KEEP]
+    flows = [e for e in data["traceEvents"] if e.get("ph") in ("s", "f") and e.get("cat") == "ac2g"]
     t0 = min(e["ts"] for e in events)
     out = []
-    for e in events:
+    for e in events + flows:
         args = e.get("args", {})
         small = {k: args[k] for k in ("correlation", "stream") if k in args}
-        ev = {k: e[k] for k in ("name", "cat", "ph", "pid", "tid") if k in e}
-        ev.update(ts=round(e["ts"] - t0, 3), dur=round(e["dur"], 3))
+        ev = {k: e[k] for k in ("name", "cat", "ph", "pid", "tid", "id", "bp") if k in e}
+        ev["ts"] = round(e["ts"] - t0, 3)
+        if "dur" in e:
+            ev["dur"] = round(e["dur"], 3)
         if small:
             ev["args"] = small
         out.append(ev)

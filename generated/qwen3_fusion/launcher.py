@@ -1,0 +1,81 @@
+# GENERATED FILE - DO NOT EDIT.
+# Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""Launch a @triton.jit kernel with less host time than `kernel[grid](...)` on repeat calls.
+
+Triton's `JITFunction.run` binds the arguments, builds a specialization key, reads the launch
+hooks and looks up the compiled kernel on every call. For a kernel launched thousands of times
+per training step with the same few argument layouts, that work repeats identical answers.
+The key Triton builds depends only on what it specializes on: each tensor's dtype and 16-byte
+alignment, each integer's divisibility by 16, equality to 1 and width, the constexpr values and
+the launch options. `launch` computes a key holding all of these (so it is never coarser than
+Triton's), keeps the `CompiledKernel` that Triton's own launch returned for it, and on a hit calls
+that kernel's launcher directly, as `JITFunction.run` does. The interpreter, a launch hook (a
+profiler such as Proton), a tensor on a device other than the current one, or a Triton without
+these attributes always take Triton's own path. QWEN3_FUSION_TRITON_LAUNCH=1 forces it.
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§四); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "launch",
+]
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::launcher
+import os
+
+import torch
+
+_FAST = os.environ.get("TRITON_INTERPRET", "0") != "1" and (
+    os.environ.get("QWEN3_FUSION_TRITON_LAUNCH", "0") != "1"
+)
+_compiled: dict = {}  # our key -> CompiledKernel
+
+
+def _spec(a):
+    """What Triton specializes a launch argument on (a superset of it)."""
+    if isinstance(a, torch.Tensor):
+        return a.dtype, a.data_ptr() % 16 == 0
+    if isinstance(a, bool):  # before int: bool is an int
+        return bool, a
+    if isinstance(a, int):
+        return int, a % 16 == 0, a == 1, -(2**31) <= a < 2**31, a < 2**63
+    if isinstance(a, float):
+        return float  # floats are passed by value, never specialized
+    return a  # constexpr values and None
+
+
+def _hooks_off() -> bool:
+    """No launch hook is registered (Triton 3.6+ keeps them in HookChain objects, never None)."""
+    from triton import knobs
+
+    hooks = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    return all(h is None or not getattr(h, "calls", True) for h in hooks)
+
+
+def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -> None:
+    """kernel[grid](*args, **constexprs, num_warps=num_warps), with constexprs given in the
+    kernel's parameter order after the positional args."""
+    global _FAST
+    t = args[0]
+    if _FAST and t.device.index == torch.cuda.current_device():
+        key = (kernel, t.device.index, num_warps, *map(_spec, args), *constexprs.values())
+        ck = _compiled.get(key)
+        if ck is not None and _hooks_off():
+            # what JITFunction.run does after its cache lookup, with no launch metadata
+            ck.run(grid[0], grid[1] if len(grid) > 1 else 1, 1,
+                   torch.cuda.current_stream(t.device).cuda_stream, ck.function,
+                   ck.packed_metadata, None, None, None, *args, *constexprs.values())  # fmt: skip
+            return
+        try:
+            ck = kernel[grid](*args, **constexprs, num_warps=num_warps)
+            if _hooks_off() and ck.function is not None and hasattr(ck, "packed_metadata"):
+                _compiled[key] = ck
+        except AttributeError:  # a Triton whose launch API differs: stay on its own path
+            _FAST = False
+        return
+    if t.is_cuda and t.device.index != torch.cuda.current_device():
+        with torch.cuda.device(t.device.index):  # Triton launches on the current device
+            kernel[grid](*args, **constexprs, num_warps=num_warps)
+        return
+    kernel[grid](*args, **constexprs, num_warps=num_warps)

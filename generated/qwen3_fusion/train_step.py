@@ -1,0 +1,212 @@
+# GENERATED FILE - DO NOT EDIT.
+# Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""A Qwen3 training step with random weights: the model both posts time and profile.
+
+`python -m qwen3_fusion.train_step --config qwen3_0.6b_8l --variant hf --steps 20` runs that
+many steps (forward, backward, fused AdamW) and prints the median step time; `--nvtx` wraps each
+step in an NVTX range for `nsys profile`, and `TORCH_LOGS=output_code` with `--variant compile`
+prints the code Inductor writes. The bench's training section calls `train_table`.
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "SMOKE_CONFIG",
+    "TRAIN_CONFIG",
+    "TRAIN_CONFIGS",
+    "TRAIN_CONFIG_1P7B",
+    "TRAIN_VARIANTS",
+    "build_variant",
+    "main",
+    "make_batch",
+    "model_config",
+    "run_steps",
+    "train_step_bench",
+    "train_table",
+]
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::train_step_head
+import argparse
+import sys
+import time
+
+import torch
+
+from qwen3_fusion import bench_common as bc
+
+# Qwen3-0.6B shapes cut to 8 layers, batch 4 x 2048; Qwen3-1.7B shapes cut to 6 layers, 2 x 4096
+TRAIN_CONFIG = {
+    "layers": 8, "hidden": 1024, "heads": 16, "kv_heads": 8, "head_dim": 128,
+    "intermediate": 3072, "vocab": 151936, "tied_embeddings": True, "batch": 4, "seq": 2048,
+    "dtype": "bfloat16", "optimizer": "AdamW(fused=True, lr=1e-5)", "attention": "sdpa",
+    "warmup_steps": 3, "timed_steps": 15, "seed": 0,
+}  # fmt: skip
+TRAIN_CONFIG_1P7B = dict(TRAIN_CONFIG, layers=6, hidden=2048, intermediate=6144, batch=2, seq=4096)
+TRAIN_CONFIGS = {"qwen3_0.6b_8l": TRAIN_CONFIG, "qwen3_1.7b_6l": TRAIN_CONFIG_1P7B}
+SMOKE_CONFIG = dict(TRAIN_CONFIG, layers=2, hidden=64, heads=4, kv_heads=2, head_dim=16,
+                    intermediate=128, vocab=256, batch=2, seq=16, warmup_steps=1, timed_steps=2)  # fmt: skip
+TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "compile", "compile_ours"]
+
+
+def model_config(cfg: dict):
+    """The Qwen3Config of a training config (sdpa attention, random weights)."""
+    from transformers import Qwen3Config
+
+    c = Qwen3Config(
+        vocab_size=cfg["vocab"], hidden_size=cfg["hidden"], intermediate_size=cfg["intermediate"],
+        num_hidden_layers=cfg["layers"], num_attention_heads=cfg["heads"],
+        num_key_value_heads=cfg["kv_heads"], head_dim=cfg["head_dim"],
+        tie_word_embeddings=cfg["tied_embeddings"], max_position_embeddings=max(cfg["seq"], 4096),
+    )  # fmt: skip
+    c._attn_implementation = cfg["attention"]
+    return c
+
+
+def build_variant(variant: str, state, config):
+    """A bf16 Qwen3ForCausalLM with the given weights (or fresh seeded ones), RMSNorm per variant:
+    hf; ours_fwd (our forward, PyTorch backward); ours_fwd_bwd; liger (class swap before build);
+    compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op)."""
+    from transformers import Qwen3ForCausalLM
+    from transformers.models.qwen3 import modeling_qwen3
+
+    original = modeling_qwen3.Qwen3RMSNorm
+    if variant == "liger":  # class swap: affects models built from now on, so undo it at once
+        from qwen3_fusion.bench_norms import liger_rmsnorm_class
+
+        modeling_qwen3.Qwen3RMSNorm = liger_rmsnorm_class()
+    try:
+        with torch.device(bc.DEVICE):
+            model = Qwen3ForCausalLM(config).to(torch.bfloat16)
+    finally:
+        modeling_qwen3.Qwen3RMSNorm = original
+    if state is not None:
+        model.load_state_dict(state)
+    if variant in ("ours_fwd", "ours_fwd_bwd", "compile_ours"):
+        from qwen3_fusion.patching import patch_qwen3_rmsnorm
+
+        patch_qwen3_rmsnorm(model, backward="torch" if variant == "ours_fwd" else "triton")
+    model.train()
+    return torch.compile(model) if variant.startswith("compile") else model
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::train_step_make_batch
+def make_batch(cfg: dict):
+    g = torch.Generator(device=bc.DEVICE).manual_seed(cfg["seed"])
+    return torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device=bc.DEVICE, generator=g)
+
+
+def run_steps(model, batch, steps: int, nvtx: bool = False):
+    """steps training steps, never waiting on the device in between -> (ms per step, losses,
+    optimizer); on a GPU each step is timed by device events around it."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=not bc.SMOKE)
+    marks, losses = [], []
+    for i in range(steps):
+        if nvtx:
+            torch.cuda.nvtx.range_push(f"step {i}")
+        marks.append(_mark())
+        loss = model(input_ids=batch, labels=batch).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        losses.append(loss.detach())
+        if nvtx:
+            torch.cuda.nvtx.range_pop()
+    marks.append(_mark())
+    bc.sync()
+    ms = [_elapsed_ms(a, b) for a, b in zip(marks[:-1], marks[1:], strict=True)]
+    return ms, [float(v) for v in losses], opt
+
+
+def _mark():
+    if bc.SMOKE:
+        return time.perf_counter()
+    e = torch.cuda.Event(enable_timing=True)
+    e.record()
+    return e
+
+
+def _elapsed_ms(a, b) -> float:
+    return (b - a) * 1e3 if bc.SMOKE else a.elapsed_time(b)
+
+
+def train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
+    """Median step time of one variant (device events between steps), tokens/s, peak memory,
+    host time to issue a step, and the first three losses."""
+    if not bc.SMOKE:
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+    t0 = time.perf_counter()
+    model = build_variant(variant, state, model_config(cfg))
+    warm, losses, opt = run_steps(model, batch, cfg["warmup_steps"])
+    setup_s = time.perf_counter() - t0  # build + compile + warm-up steps
+    timed, more, _ = run_steps(model, batch, cfg["timed_steps"])
+    ms = sorted(timed)[len(timed) // 2]
+    # host time to issue one step: from an idle device, until the Python call returns
+    bc.sync()
+    t = time.perf_counter()
+    model(input_ids=batch, labels=batch).loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    host_ms = (time.perf_counter() - t) * 1e3
+    bc.sync()
+    peak = 0.0 if bc.SMOKE else torch.cuda.max_memory_allocated() / 1e9
+    losses += more
+    out = {"variant": variant, "step_ms": ms, "tokens_per_s": batch.numel() / ms * 1e3,
+           "peak_gb": peak, "host_issue_ms": host_ms, "setup_s": setup_s,
+           "losses_first3": losses[:3], "loss_last": losses[-1]}  # fmt: skip
+    del model, opt
+    torch._dynamo.reset()
+    if not bc.SMOKE:
+        torch.cuda.empty_cache()
+    return out
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::train_step_train_table
+def train_table(variants, cfg: dict, log=print) -> list[dict]:
+    """All variants from the same seeded weights and tokens; speed-up relative to 'hf'."""
+    torch.manual_seed(cfg["seed"])
+    with torch.device(bc.DEVICE):
+        from transformers import Qwen3ForCausalLM
+
+        ref = Qwen3ForCausalLM(model_config(cfg)).to(torch.bfloat16)
+    state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
+    del ref
+    batch = make_batch(cfg)
+    out = []
+    for v in variants:
+        try:
+            out.append(train_step_bench(v, state, batch, cfg))
+            log(f"train {v}: {out[-1]['step_ms']:.1f} ms (setup {out[-1]['setup_s']:.0f} s)")
+        except Exception as exc:  # noqa: BLE001 - one variant must not stop the others
+            log(f"train {v} failed: {type(exc).__name__}: {str(exc)[:300]}")
+            torch._dynamo.reset()
+    base = next((r["step_ms"] for r in out if r["variant"] == "hf"), None)
+    for r in out:
+        r["speedup"] = base / r["step_ms"] if base else None
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m qwen3_fusion.train_step",
+                                description="Run Qwen3 training steps (random weights) on a GPU.")
+    p.add_argument("--config", choices=sorted(TRAIN_CONFIGS), default="qwen3_0.6b_8l")
+    p.add_argument("--variant", choices=TRAIN_VARIANTS, default="hf")
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--nvtx", action="store_true", help="one NVTX range per step (for nsys)")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("qwen3_fusion.train_step needs a CUDA GPU", file=sys.stderr)
+        return 3
+    cfg = TRAIN_CONFIGS[args.config]
+    torch.manual_seed(cfg["seed"])
+    model = build_variant(args.variant, None, model_config(cfg))
+    times, losses, _ = run_steps(model, make_batch(cfg), args.steps, args.nvtx)
+    later = sorted(times[3:] or times)
+    print(f"{args.config} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
+          f"{len(later)} steps after warm-up; first loss {losses[0]:.4f}")
+    return 0
+
+
+if __name__ == "__main__" and globals().get("__file__", "").endswith("train_step.py"):
+    sys.exit(main())

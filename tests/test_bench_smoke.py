@@ -1,0 +1,66 @@
+"""The benchmark's CPU smoke run: every section runs at tiny sizes and writes a results file that
+passes the schema check (the numbers mean nothing; the posts read the GPU run's file)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
+    run = subprocess.run([sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out)],
+                         cwd=out, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return out, json.loads((out / "smoke.json").read_text(encoding="utf-8"))
+
+
+def test_every_section_is_written_with_its_meta(smoke):
+    from qwen3_fusion.bench import SECTIONS, validate
+
+    out, res = smoke
+    assert set(res["sections"]) == set(SECTIONS)
+    validate(res)  # raises on a missing key or a non-finite number
+    assert (out / res["inductor"]["file"]).read_text(encoding="utf-8").startswith("# inductor rmsnorm")
+    assert {r["impl"] for r in res["rmsnorm"]} >= {"ours", "hf_eager"}
+    assert {r["variant"] for r in res["train_steps"]["smoke"]} >= {"hf", "ours_fwd_bwd"}
+    # every implementation computes the same function: errors against float64 stay small
+    assert max(r["rel_err"] for r in res["rmsnorm"]) < 1e-2
+
+
+def test_validate_refuses_a_non_finite_number_and_a_missing_meta(smoke):
+    from qwen3_fusion.bench import validate
+
+    _, res = smoke
+    bad = json.loads(json.dumps(res))
+    bad["rmsnorm"][0]["gbps"] = float("nan")
+    del bad["sections"]["host"]["date"]
+    with pytest.raises(ValueError, match="gbps is nan.*|meta lacks date"):
+        validate(bad)
+
+
+def test_only_merges_one_section_into_the_file(smoke, tmp_path):
+    out, res = smoke
+    (tmp_path / "smoke.json").write_text(json.dumps(res), encoding="utf-8")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
+    cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--only", "host", "--out", str(tmp_path)]
+    run = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    merged = json.loads((tmp_path / "smoke.json").read_text(encoding="utf-8"))
+    assert merged["sections"]["host"]["command"].endswith("--only host")
+    assert merged["sections"]["train"] == res["sections"]["train"]
+    assert merged["train_steps"] == res["train_steps"]
+
+
+def test_unknown_section_is_a_usage_error(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO / "generated"))
+    cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--only", "hots", "--out", str(tmp_path)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "unknown section(s) hots" in run.stderr
