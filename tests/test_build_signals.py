@@ -81,6 +81,7 @@ def test_an_interrupted_cli_build_leaves_no_files_and_no_kernel(built, tmp_path,
     root = tmp_path / "p"
     shutil.copytree(built, root)
     shutil.copy(REPO / "build.py", root)
+    shutil.copy(REPO / "pyproject.toml", root)  # tangle reads the package's version there
     shutil.copytree(
         REPO / "buildlib", root / "buildlib", ignore=shutil.ignore_patterns("__pycache__")
     )
