@@ -16,7 +16,8 @@ python build.py bench [ARGS]      run the GPU benchmark (CUDA only) into src_lit
 
 Every command takes -q/--quiet (only problems and errors). Exit codes: 0 done; 1 a check found
 problems or the build failed; 2 usage error; 3 the environment lacks something the command needs
-(a CUDA GPU for bench; Chromium, Playwright, node_modules or a site tool), named in the message.
+(a CUDA GPU for bench; Chromium, Playwright, node_modules or a site tool), named in the message;
+130/143 interrupted (SIGINT/SIGTERM): outputs all as before or all new.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def cmd_tangle(args) -> int:
 
 
 def cmd_posts(args) -> int:
-    from buildlib.pipeline import Project, build_all, write_outputs
+    from buildlib.pipeline import Project, build_all, verify_diagrams, write_outputs
     from buildlib.weave import print_progress
 
     start = time.monotonic()
@@ -57,8 +58,9 @@ def cmd_posts(args) -> int:
     refresh = None if args.refresh is None else set(args.refresh)
     progress = None if args.quiet else print_progress
     outputs = build_all(project, execute_stale=True, refresh=refresh, progress=progress)
-    changed = write_outputs(project, outputs)
-    say(args, *(f"wrote {rel}" for rel in changed))
+    verify_diagrams(outputs, warn=print_progress)
+    changed = write_outputs(project, outputs)  # "wrote <path>" / "removed <path>"
+    say(args, *changed)
     say(args, f"posts built: {len(changed)} file(s) changed in {time.monotonic() - start:.1f} s")
     return EXIT_OK
 
@@ -238,11 +240,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from buildlib.browser import BrowserUnavailable
     from buildlib.errors import BuildError
+    from buildlib.interrupt import run_guarded
     from buildlib.mermaid import MermaidUnavailable
     from buildlib.sites import ToolMissing
 
     try:
-        return args.func(args)
+        return run_guarded(args.func, args)
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_FAILED

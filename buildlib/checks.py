@@ -10,10 +10,13 @@ import tempfile
 from pathlib import Path
 
 from .errors import BuildError
+from .freeze import FREEZE_DIR
+from .fsutil import stray_temporaries
 from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
-from .weave import FREEZE_DIR, GPU_NOTE
+from .values import read_text
+from .weave import GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -37,10 +40,12 @@ def run_checks(
     report: list[str] = []
     stage("render the posts from the freeze")
     try:
-        outputs = build_all(project)  # renders from the freeze; executes nothing
+        # renders from the freeze, executes nothing; a stale source is listed and the rest go on
+        outputs = build_all(project, problems=problems)
     except BuildError as e:
         return [str(e)], report
     problems += check_in_sync(project, outputs)
+    problems += check_temporaries(project)
     stage("ruff on the tangled code")
     problems += check_ruff(project)
     problems += check_results(project)
@@ -86,7 +91,7 @@ def check_results(project: Project) -> list[str]:
             meta = parsed[path.stem].get("meta") if isinstance(parsed[path.stem], dict) else None
             named = set(meta) if isinstance(meta, dict) else set()
         else:  # a text artifact: a "# key: value" header
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, project.root)
             named = {m.group(1) for m in re.finditer(r"^# (\w+): \S", text, re.M)}
         missing = [k for k in RESULT_META if k not in named]
         if missing:
@@ -102,6 +107,8 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
         ("posts", "posts", project.posts, ".md"),
         (FREEZE_DIR, "freeze", project.root / FREEZE_DIR, ".json"),
     ]
+    failed = outputs["failed"]
+    skip = {f"{slug}.md" for slug in failed} | {f"{slug}.json" for slug in failed}
     for label, key, base, suffix in trees:
         want = outputs[key]
         have = (
@@ -114,6 +121,8 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
             else set()
         )
         for rel in sorted(set(want) | have):
+            if key != "generated" and rel in skip:
+                continue  # its source's problem is listed already
             path = base / rel
             shown = f"{label}/{rel}"
             if rel not in want:
@@ -124,9 +133,20 @@ def check_in_sync(project: Project, outputs: dict) -> list[str]:
                 problems.append(
                     f"{shown}: differs from its source (hand edit or stale); run `python build.py posts`"
                 )
-    if project.readme.read_text(encoding="utf-8") != outputs["readme"]["README.md"]:
+    if read_text(project.readme, project.root) != outputs["readme"]["README.md"]:
         problems.append("README.md: posts index is stale; run `python build.py posts`")
     return problems
+
+
+def check_temporaries(project: Project) -> list[str]:
+    """Temporary files an interrupted or killed build left beside the outputs."""
+    folders = [project.root, project.generated, project.posts, project.root / FREEZE_DIR]
+    found = sorted({p for base in folders for p in stray_temporaries(base)})
+    return [
+        f"{p.relative_to(project.root).as_posix()}: a temporary file a killed build left;"
+        " `python build.py posts` removes it"
+        for p in found
+    ]
 
 
 def check_ruff(project: Project) -> list[str]:
@@ -238,29 +258,30 @@ def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> l
     """Anchors must name a heading, relative paths must exist, site paths must be series posts."""
     problems = []
     anchors = {h.anchor for h in headings(text)}
-    for ln in prose_lines(text):
+    for k, ln in enumerate(prose_lines(text), 1):
+        at = f"{rel}:{k}"
         for m in LINK.finditer(ln):
             url = m.group(2)
             if url.startswith("#"):
                 if url[1:] not in anchors:
-                    problems.append(f"{rel}: link to #{url[1:]} matches no heading")
+                    problems.append(f"{at}: link to #{url[1:]} matches no heading")
             elif re.match(r"https?://", url):
                 if not re.match(r"https?://[\w.-]+\.[a-z]{2,}(/\S*)?$", url):
-                    problems.append(f"{rel}: malformed URL {url}")
+                    problems.append(f"{at}: malformed URL {url}")
                 elif UNPINNED_MODEL_SOURCE.match(url):
                     # spec §7: model source moves between releases; link a tag or a commit
-                    problems.append(f"{rel}: {url} follows a branch; pin a version tag")
+                    problems.append(f"{at}: {url} follows a branch; pin a version tag")
             elif url.startswith("/"):
                 if url.split("#")[0] not in site_urls:
-                    problems.append(f"{rel}: {url} is no post of the series")
+                    problems.append(f"{at}: {url} is no post of the series")
             else:
                 target, _, anchor = url.partition("#")
                 path = project.root / "posts" / target
                 if not path.exists():
-                    problems.append(f"{rel}: relative link {url} points nowhere")
+                    problems.append(f"{at}: relative link {url} points nowhere")
                 elif anchor and path.suffix == ".md":
                     if anchor not in {h.anchor for h in headings(path.read_text(encoding="utf-8"))}:
-                        problems.append(f"{rel}: link {url} matches no heading of {target}")
+                        problems.append(f"{at}: link {url} matches no heading of {target}")
     return problems
 
 

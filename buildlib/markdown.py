@@ -37,6 +37,7 @@ class Fence:
     info: str  # everything after the opening marker
     body: str
     closed: bool
+    marker: str = "```"  # the opening fence's backticks or tildes
 
     @property
     def lang(self) -> str:
@@ -109,6 +110,7 @@ def fences(text: str) -> list[Fence]:
                 info=tok.info.strip(),
                 body=tok.content.rstrip("\n"),
                 closed=closed,
+                marker=marker,
             )
         )
     return out

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildError
-from .fsutil import commit_tree, write_atomic
-from .render import Prose, environment, load_results, post_values, render_template
-from .series import Series, load_series
+from .freeze import FREEZE_DIR
+from .fsutil import Tree, commit
+from .render import Prose, diagram_line, environment, load_results, post_values, render_template
+from .series import SOURCE_RE, Series, load_series
 from .source import Source, discover_sources, parse_source
 from .tangle import tangle
-from .weave import FREEZE_DIR, execute, format_body, require_frozen, stage_package
+from .values import read_text
+from .weave import execute, format_body, require_frozen, stage_package
 
 PALETTE_FILE = "templates/mermaid_palette.yaml"
+# text that every file the build writes contains: only such files are ever removed
+BANNER_MARK = "# GENERATED FILE - DO NOT EDIT."
+POST_MARK = "by `python build.py posts`; edit the source"
+FREEZE_MARK = '"outputs": ['
+
 INDEX_START, INDEX_END = "<!-- posts:start -->", "<!-- posts:end -->"
 
 
@@ -42,6 +50,12 @@ def load(project: Project) -> tuple[Series, list[Source]]:
     series = load_series(project.root)
     sources = [parse_source(p, project.root) for p in discover_sources(project.root)]
     for src in sources:
+        if not SOURCE_RE.match(src.rel):
+            raise BuildError(
+                "name a source with letters, digits, '.', '_' and '-' only (it is linked from"
+                " README and named in series.yaml)",
+                src.rel,
+            )
         entry = series.post(src.slug)
         if entry is None:
             raise BuildError(f"slug {src.slug!r} is not in src_literate/series.yaml", src.rel, 1)
@@ -72,56 +86,76 @@ def build_all(
     execute_stale: bool = False,
     refresh: set[str] | None = None,
     progress=None,
-) -> dict[str, dict[str, str]]:
+    problems: list[str] | None = None,
+) -> dict:
     """Compute every output without touching generated/, posts/, the freeze or README.md.
 
     With `execute_stale` (the `posts` command) a source whose frozen outputs no longer match its
     inputs is executed again, as is every source whose slug is in `refresh` (an empty set: all);
-    without it (the `check` command) nothing is executed and a stale freeze is an error.
+    without it (the `check` command) nothing is executed and a stale freeze is an error. Given a
+    `problems` list (check), a source's error is added to it and the other sources go on.
     """
     from .mermaid import load_palette
 
     series, sources = load(project)
+    unknown = sorted((refresh or set()) - {s.slug for s in sources})
+    if unknown:
+        slugs = ", ".join(s.slug for s in sources)
+        raise BuildError(f"--refresh {unknown[0]}: no source has this slug (slugs: {slugs})")
     package = tangle(sources)
-    palette = load_palette(project.root / PALETTE_FILE)
+    read_text(project.root / PALETTE_FILE, project.root)  # not UTF-8: named with its line
+    try:
+        palette = load_palette(project.root / PALETTE_FILE)
+    except ValueError as e:
+        raise BuildError(
+            str(e).removeprefix(f"{project.root / PALETTE_FILE}: "), PALETTE_FILE
+        ) from None
     env = environment(project.root)
     results = load_results(project.root)
-    posts: dict[str, str] = {}
-    freezes: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="qwen3-fusion-stage-") as tmp:
-        stage = Path(tmp)
-        stage_package(package, stage)
+    out: dict = {"generated": package, "posts": {}, "freeze": {}, "failed": set(), "diagrams": []}
+
+    def each(step) -> None:
+        """Run `step` on every source not yet failed; in check mode an error fails that one only."""
         for src in sources:
-            if execute_stale:
-                again = refresh is not None and (not refresh or src.slug in refresh)
-                records, freeze, _ = execute(
-                    src, project.root, package, stage, refresh=again, progress=progress
-                )
-            else:
-                records, freeze = require_frozen(src, project.root, package)
-            freezes[f"{src.slug}.json"] = freeze.to_text()
-            prose = Prose(src, series, palette)
-            body = format_body(src, records, prose)
-            inputs = freeze.inputs
-            values = post_values(
-                src, series, body, prose.footnotes, inputs["versions"], results, inputs["results"]
+            if src.slug in out["failed"]:
+                continue
+            try:
+                step(src)
+            except BuildError as e:
+                if problems is None:
+                    raise
+                problems.append(str(e))
+                out["failed"].add(src.slug)
+
+    # prose, glossary and diagram mistakes of every source before any chunk runs
+    each(lambda src: Prose(src, series, palette).check(src))
+
+    def one(src: Source, stage: Path) -> None:
+        if execute_stale:
+            again = refresh is not None and (not refresh or src.slug in refresh)
+            records, freeze, _ = execute(
+                src, project.root, package, stage, refresh=again, progress=progress
             )
-            posts[f"{src.slug}.md"] = render_template(env, "post.md.j2", **values)
-    readme = readme_text(project, env, series)
-    return {
-        "generated": package,
-        "posts": posts,
-        "freeze": freezes,
-        "readme": {"README.md": readme},
-    }
+        else:
+            records, freeze = require_frozen(src, project.root, package)
+        prose = Prose(src, series, palette)
+        body = format_body(src, records, prose)
+        versions, read = freeze.inputs["versions"], freeze.results_read()
+        values = post_values(src, series, body, prose.footnotes, versions, results, read)
+        out["freeze"][f"{src.slug}.json"] = freeze.to_text()
+        out["posts"][f"{src.slug}.md"] = render_template(env, "post.md.j2", **values)
+        out["diagrams"] += prose.diagrams
+
+    with tempfile.TemporaryDirectory(prefix="qwen3-fusion-stage-") as tmp:
+        stage_package(package, Path(tmp))
+        each(lambda src: one(src, Path(tmp)))
+    out["readme"] = {"README.md": readme_text(project, env, series)}
+    return out
 
 
 def readme_text(project: Project, env, series: Series) -> str:
     """README.md with its posts index regenerated between the markers."""
-    try:
-        text = project.readme.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BuildError("README.md is missing", "README.md") from None
+    text = read_text(project.readme, project.root)
     if INDEX_START not in text or INDEX_END not in text:
         raise BuildError(
             f"README.md lacks the index markers {INDEX_START} / {INDEX_END}", "README.md"
@@ -133,16 +167,49 @@ def readme_text(project: Project, env, series: Series) -> str:
     return f"{head}{INDEX_START}\n{table.strip()}\n{INDEX_END}{tail}"
 
 
+def _trees(project: Project, outputs: dict[str, dict[str, str]]) -> list[Tree]:
+    return [
+        Tree(project.generated, outputs["generated"], ".py", BANNER_MARK),
+        Tree(project.posts, outputs["posts"], ".md", POST_MARK),
+        Tree(project.root / FREEZE_DIR, outputs["freeze"], ".json", FREEZE_MARK),
+    ]
+
+
 def write_package(project: Project, package: dict[str, str]) -> list[str]:
-    return commit_tree(project.generated, package, (".py",))
+    return commit(
+        project.root, _trees(project, {"generated": package, "posts": {}, "freeze": {}})[:1]
+    )
 
 
 def write_outputs(project: Project, outputs: dict[str, dict[str, str]]) -> list[str]:
-    """Write everything computed by build_all; each file goes through a temporary file."""
-    changed = [f"generated/{p}" for p in write_package(project, outputs["generated"])]
-    changed += [f"posts/{p}" for p in commit_tree(project.posts, outputs["posts"], (".md",))]
-    freeze_dir = project.root / FREEZE_DIR
-    changed += [f"{FREEZE_DIR}/{p}" for p in commit_tree(freeze_dir, outputs["freeze"], (".json",))]
-    if write_atomic(project.readme, outputs["readme"]["README.md"]):
-        changed.append("README.md")
-    return changed
+    """Write everything build_all computed as one commit ('wrote <path>', 'removed <path>')."""
+    readme = {project.readme: outputs["readme"]["README.md"]}
+    return commit(project.root, _trees(project, outputs), readme)
+
+
+def verify_diagrams(outputs: dict, warn=print) -> None:
+    """Mermaid's own parser on every diagram, before `posts` writes: an error at its .pmd line."""
+    from .mermaid import MermaidUnavailable, render_all
+
+    found = outputs["diagrams"]  # (Diagram located in its source, the author's body)
+    try:
+        problems = render_all([d for d, _ in found])
+    except MermaidUnavailable as e:
+        warn(f"warning: diagrams not checked by mermaid: {e}")
+        return
+    if not problems:
+        return
+    first, *rest = problems[0].split("\n")
+    diagram, body = next((d, b) for d, b in found if first.startswith(f"{d.post}:{d.line}: "))
+    message = first.removeprefix(f"{diagram.post}:{diagram.line}: ")
+    line = diagram.line
+    m = re.search(r" \[line (\d+) of the diagram below\]", message)
+    if m:
+        line += diagram_line(body, diagram.source, int(m.group(1)))
+        message = re.sub(r" on line \d+:?$", "", message.replace(m.group(0), ""))
+    # mermaid's "Expecting ..., got ..." line, shortened: the rest is the listing of the diagram
+    expecting = next((r.strip() for r in rest if r.startswith("Expecting ")), "")
+    if expecting:
+        message += ": " + (expecting if len(expecting) < 160 else f"{expecting[:150]}...")
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    raise BuildError(f"mermaid cannot draw this diagram: {message}{more}", diagram.post, line)

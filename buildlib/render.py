@@ -13,6 +13,7 @@ from .errors import BuildError
 from .markdown import INLINE_CODE, fences, headings, outline
 from .series import Series
 from .source import Source
+from .values import load_json, read_text
 
 MORE = "<!--more-->"
 MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
@@ -29,6 +30,13 @@ class Prose:
     palette: dict
     footnotes: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    diagrams: list = field(default_factory=list)  # (mermaid.Diagram at its .pmd line, body)
+
+    def check(self, src: Source) -> None:
+        """Weave the prose once without outputs: its mistakes surface before any chunk runs."""
+        from .weave import format_body
+
+        format_body(src, [{"outputs": []} for _ in src.chunks], self)
 
     def __call__(self, text: str, first_line: int) -> str:
         lines = text.split("\n")
@@ -73,7 +81,7 @@ class Prose:
         return MD_LINK.sub(repl, ln)
 
     def _mermaid(self, body: str, line: int) -> str:
-        from .mermaid import decorate
+        from .mermaid import Diagram, decorate, lint
 
         for k, dl in enumerate(body.split("\n"), 1):
             s = dl.strip()
@@ -83,7 +91,12 @@ class Prose:
                     self.src.rel,
                     line + k,
                 )
-        return decorate(body, self.palette).rstrip()
+        woven = decorate(body, self.palette)
+        for problem in lint(woven, set(self.palette["classes"])):
+            k, _, message = problem.removeprefix("line ").partition(" of the diagram: ")
+            raise BuildError(message, self.src.rel, line + diagram_line(body, woven, int(k)))
+        self.diagrams.append((Diagram(self.src.rel, line, woven), body))
+        return woven.rstrip()
 
     def _terms(self, ln: str, line: int) -> str:
         # glossary markers outside inline code
@@ -114,6 +127,12 @@ class Prose:
         return TERM.sub(repl, ln)
 
 
+def diagram_line(body: str, woven: str, k: int) -> int:
+    """The line of the author's diagram that line `k` of the woven one comes from (0: none)."""
+    lines, target = body.split("\n"), woven.split("\n")[k - 1] if k else ""
+    return next((n for n, ln in enumerate(lines, 1) if ln == target), 0)
+
+
 def post_link(post, anchor: str = "") -> str | None:
     """How a post links to a series post: our posts by file name (GitHub and Hugo's link render
     hook both resolve it), earlier posts by their site URL, placeholders not at all."""
@@ -142,6 +161,8 @@ def split_lede(body: str, rel: str) -> tuple[str, str]:
 
 
 def environment(root: Path) -> jinja2.Environment:
+    for path in sorted((root / "templates").glob("*.j2")):
+        read_text(path, root)  # jinja2 would say 'utf-8 codec can't decode' without the file
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root / "templates")),
         undefined=jinja2.StrictUndefined,
@@ -182,11 +203,12 @@ def _template_frame(exc: BaseException, name: str) -> tuple[str, int | None]:
 def load_results(root: Path) -> dict[str, dict]:
     """Committed GPU results files, by name (h200.json -> 'h200')."""
     out = {}
-    for p in sorted((root / "src_literate" / "results").glob("*.json")):
-        try:
-            out[p.stem] = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise BuildError(f"results file is not JSON: {e.msg}", p.relative_to(root), e.lineno)
+    folder = root / "src_literate" / "results"
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if p.suffix == ".json":
+            out[p.stem] = load_json(p, root)
+        elif p.is_file():
+            read_text(p, root)  # a text artifact: UTF-8, no NUL
     return out
 
 

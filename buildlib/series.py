@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .errors import BuildError
+from .values import check_slug, load_yaml, read_text
 
 SERIES_FILE = "src_literate/series.yaml"
 
@@ -37,38 +37,68 @@ class Series:
         return next((p for p in self.posts if p.url.rstrip("/") == want), None)
 
 
+POST_KEYS = {"slug", "title", "url", "source", "placeholder"}
+GLOSSARY_KEYS = {"post", "section", "anchor"}
+SOURCE_RE = re.compile(r"src_literate/[\w.-]+\.pmd\Z")
+
+
 def load_series(root: Path) -> Series:
-    """Read and validate `src_literate/series.yaml`."""
-    path = root / SERIES_FILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BuildError("series file is missing", SERIES_FILE) from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise BuildError(f"not valid YAML: {e}", SERIES_FILE, mark.line + 1 if mark else None)
+    """Read and validate `src_literate/series.yaml`: every value's type, every slug."""
+    text = read_text(root / SERIES_FILE, root)
+    data = load_yaml(text, SERIES_FILE)
+    lines = text.split("\n")
+
+    def fail(message: str, needle: str | None = None, last: bool = False):
+        found = [k for k, ln in enumerate(lines, 1) if needle and needle in ln]
+        raise BuildError(message, SERIES_FILE, (found[-1] if last else found[0]) if found else None)
+
     if not isinstance(data, dict) or not isinstance(data.get("posts"), list):
-        raise BuildError("needs a 'posts' list", SERIES_FILE)
+        fail("needs a 'posts' list")
+    if not isinstance(data.get("name", ""), str):
+        fail("name must be a string", "name:")
     posts = []
     for i, entry in enumerate(data["posts"], 1):
         if not isinstance(entry, dict) or "slug" not in entry or "url" not in entry:
-            raise BuildError(f"post #{i} needs slug and url", SERIES_FILE)
-        if "title" not in entry and "source" not in entry:
-            raise BuildError(f"post {entry['slug']!r} needs a title or a source", SERIES_FILE)
-        placeholder = entry.get("placeholder", False)
-        if not isinstance(placeholder, bool) or (placeholder and entry.get("source")):
-            raise BuildError(
-                f"post {entry['slug']!r}: placeholder is true or false, and never for our posts",
-                SERIES_FILE,
+            fail(f"post #{i} needs slug and url")
+        slug = entry["slug"]
+        needle = f"slug: {slug}"
+        unknown = sorted(str(k) for k in set(entry) - POST_KEYS)
+        if unknown:
+            fail(
+                f"post {slug!r}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(POST_KEYS))})",
+                needle,
             )
-        posts.append(
-            SeriesPost(
-                i, entry["slug"], entry.get("title"), entry["url"], entry.get("source"), placeholder
-            )
+        check_slug(
+            slug, SERIES_FILE, next((k for k, ln in enumerate(lines, 1) if needle in ln), None)
         )
+        if slug in (p.slug for p in posts):
+            fail(f"slug {slug!r} is listed twice", needle, last=True)
+        url, title, source = entry["url"], entry.get("title"), entry.get("source")
+        if not isinstance(url, str) or not re.match(r"(/|https?://)\S*\Z", url):
+            fail(f"post {slug!r}: url must be a site path (/posts/...) or an http(s) URL", needle)
+        if "title" not in entry and "source" not in entry:
+            fail(f"post {slug!r} needs a title or a source", needle)
+        if title is not None and (not isinstance(title, str) or not title.strip()):
+            fail(f"post {slug!r}: title must be text", needle)
+        if source is not None and (not isinstance(source, str) or not SOURCE_RE.match(source)):
+            fail(f"post {slug!r}: source must be src_literate/<name>.pmd", needle)
+        placeholder = entry.get("placeholder", False)
+        if not isinstance(placeholder, bool) or (placeholder and source):
+            fail(f"post {slug!r}: placeholder is true or false, and never for our posts", needle)
+        posts.append(SeriesPost(i, slug, title, url, source, placeholder))
     slugs = [p.slug for p in posts]
     glossary = data.get("glossary") or {}
+    if not isinstance(glossary, dict):
+        fail("glossary must be a mapping of term to {post, section, anchor}", "glossary:")
     for term, entry in glossary.items():
-        if not isinstance(entry, dict) or entry.get("post") not in slugs:
-            raise BuildError(f"glossary term {term!r} points to no post of the series", SERIES_FILE)
+        if not isinstance(term, str) or not isinstance(entry, dict):
+            fail(f"glossary term {term!r} must map to {{post, section, anchor}}", f"{term}:")
+        if entry.get("post") not in slugs:
+            fail(f"glossary term {term!r} points to no post of the series", f"{term}:")
+        bad = [k for k in entry if k not in GLOSSARY_KEYS or not isinstance(entry[k], str)]
+        if bad:
+            fail(
+                f"glossary term {term!r}: {bad[0]!r} must be one of post, section, anchor, as text",
+                f"{term}:",
+            )
     return Series(name=data.get("name", ""), posts=posts, glossary=glossary)

@@ -8,15 +8,14 @@ mistake is reported as `file.pmd:line: ...` before Pweave sees the file.
 from __future__ import annotations
 
 import ast
-import datetime as dt
+import keyword
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from .errors import BuildError
 from .markdown import fences, split_front_matter
+from .values import check_slug, iso_date, load_yaml, min_versions, read_text
 
 PACKAGE = "qwen3_fusion"
 
@@ -46,6 +45,7 @@ FRONT_MATTER_KEYS = {
     "min_versions",
 }
 REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "description", "target_chars")
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")  # a newline included: one line of text
 MODULE_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$")
 # an info string that means to be a python chunk ({python}, {.python}, python3 ... included)
 CHUNK_LIKE = re.compile(r"^\{?\.?python")
@@ -124,26 +124,58 @@ class Source:
         An import from a module of this source is dropped when the reader has seen all of that
         module's code (no chunk of it hidden); otherwise the reader needs the installed package.
         """
+        lines = chunk.code.split("\n")
+        return "\n".join(lines[k] for k in self._visible_lines(chunk))
+
+    def code_line(self, chunk: Chunk, n: int) -> int:
+        """The line of the chunk's code (1-based) that is line `n` of its visible code."""
+        kept = self._visible_lines(chunk)
+        return kept[n - 1] + 1 if 0 < n <= len(kept) else 0
+
+    def _visible_lines(self, chunk: Chunk) -> list[int]:
         own = {
             m
             for m in self.modules()
             if all(c.visibility != "hidden" for c in self.chunks if c.module == m)
         }
+        lines = chunk.code.split("\n")
         kept = [
-            ln
-            for ln in chunk.code.split("\n")
+            k
+            for k, ln in enumerate(lines)
             if not ((m := SAME_SOURCE_IMPORT.match(ln)) and m.group("mod") in own)
         ]
-        return "\n".join(kept).strip("\n")
+        # blank lines at either end are not part of what the reader sees
+        while kept and not lines[kept[0]]:
+            kept.pop(0)
+        while kept and not lines[kept[-1]]:
+            kept.pop()
+        return kept
 
 
 def parse_source(path: Path, root: Path) -> Source:
     """Read and validate one `.pmd` file."""
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, root)
     meta, body = _split_front_matter(text, rel)
     chunks = _scan_chunks(body, rel)
-    return Source(path=path, rel=rel, meta=meta, body=body, chunks=chunks)
+    src = Source(path=path, rel=rel, meta=meta, body=body, chunks=chunks)
+    for chunk in chunks:
+        _check_python(src, chunk)
+    return src
+
+
+def _check_python(src: Source, chunk: Chunk) -> None:
+    """A chunk that is not Python fails here, before any chunk runs."""
+    try:
+        ast.parse(src.visible_code(chunk))
+    except SyntaxError as e:
+        line = chunk.line + src.code_line(chunk, e.lineno or 1)
+        hint = ""
+        fence = re.search(r"^[ \t]*(```|~~~)", chunk.code, re.M)
+        if fence:
+            at = chunk.line + 1 + chunk.code.count("\n", 0, fence.start())
+            hint = f" (line {at} inside it starts with {fence.group(1)}: is a fence left open?)"
+        raise BuildError(f"chunk is not valid Python: {e.msg}{hint}", src.rel, line) from None
 
 
 def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
@@ -154,12 +186,7 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
         raise BuildError(str(e), rel, 1) from None
     if raw is None:
         raise BuildError("missing YAML front matter (the file must start with '---')", rel, 1)
-    try:
-        meta = yaml.safe_load(raw) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = mark.line + 2 if mark else 1
-        raise BuildError(f"front matter is not valid YAML: {getattr(e, 'problem', e)}", rel, line)
+    meta = load_yaml(raw, rel, first_line=2) or {}
     if not isinstance(meta, dict):
         raise BuildError("front matter must be a mapping", rel, 2)
     for key in meta:
@@ -168,13 +195,15 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
     for key in REQUIRED_FRONT_MATTER:
         if key not in meta:
             raise BuildError(f"front matter lacks {key!r}", rel, 1)
-    if isinstance(meta["date"], dt.date):
-        meta["date"] = meta["date"].isoformat()
     for key in ("title", "description", "slug"):
-        if not isinstance(meta[key], str) or not meta[key].strip() or "\n" in meta[key]:
+        if not _one_line(meta[key]):
             raise BuildError(f"{key} must be one line of text", rel, _key_line(lines, key))
-    if not isinstance(meta["tags"], list) or not all(isinstance(t, str) for t in meta["tags"]):
-        raise BuildError("tags must be a list of strings", rel, _key_line(lines, "tags"))
+    check_slug(meta["slug"], rel, _key_line(lines, "slug"))
+    meta["date"] = iso_date(meta["date"], rel, _key_line(lines, "date"))
+    if not isinstance(meta["tags"], list) or not all(_one_line(t) for t in meta["tags"]):
+        raise BuildError("tags must be a list of one-line strings", rel, _key_line(lines, "tags"))
+    if "min_versions" in meta:
+        min_versions(meta["min_versions"], rel, _key_line(lines, "min_versions"))
     for key in ("target_chars", "code_budget"):
         if key in meta and (
             not isinstance(meta[key], int) or isinstance(meta[key], bool) or meta[key] <= 0
@@ -183,6 +212,10 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
     # blank the front matter but keep its lines, so body line numbers are file line numbers
     body = "\n" * first_body + "\n".join(lines[first_body:])
     return meta, body
+
+
+def _one_line(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and not CONTROL_CHARS.search(value)
 
 
 def _key_line(lines: list[str], key: str) -> int:
@@ -196,6 +229,8 @@ def _scan_chunks(body: str, rel: str) -> list[Chunk]:
     chunks: list[Chunk] = []
     names: dict[str, int] = {}
     for fence in fences(body):
+        if not fence.closed:
+            raise BuildError(f"fenced block is not closed by {fence.marker}", rel, fence.line)
         if not CHUNK_LIKE.match(fence.info):
             continue
         header = CHUNK_HEADER.match(fence.info)
@@ -205,8 +240,6 @@ def _scan_chunks(body: str, rel: str) -> list[Chunk]:
                 rel,
                 fence.line,
             )
-        if not fence.closed:
-            raise BuildError("chunk is not closed by ```", rel, fence.line)
         if not fence.body.strip():
             raise BuildError("empty chunk", rel, fence.line)
         options = parse_options(header.group("opts") or "", rel, fence.line)
@@ -257,8 +290,10 @@ def parse_options(text: str, rel: str, line: int) -> dict:
         if not isinstance(value, CHUNK_OPTIONS[kw.arg]) or (
             isinstance(value, bool) and bool not in CHUNK_OPTIONS[kw.arg]
         ):
-            want = CHUNK_OPTIONS[kw.arg][0].__name__
-            raise BuildError(f"chunk option {kw.arg!r} must be a {want}", rel, line)
+            want = {"str": "a string", "int": "an integer", "bool": "True or False"}[
+                CHUNK_OPTIONS[kw.arg][0].__name__
+            ]
+            raise BuildError(f"chunk option {kw.arg!r} must be {want}", rel, line)
         options[kw.arg] = value
     if "results" in options and options["results"] not in RESULTS_MODES:
         raise BuildError(f"results must be one of {', '.join(RESULTS_MODES)}", rel, line)
@@ -282,6 +317,14 @@ def parse_options(text: str, rel: str, line: int) -> dict:
     if module is not None and not MODULE_RE.match(module):
         raise BuildError(
             f"module {module!r} escapes generated/{PACKAGE}/: use a dotted lowercase name like 'rmsnorm'",
+            rel,
+            line,
+        )
+    if module is not None and any(
+        keyword.iskeyword(part) or part.startswith("__") for part in module.split(".")
+    ):
+        raise BuildError(
+            f"module {module!r}: a Python keyword or a __dunder__ name cannot be imported as a module",
             rel,
             line,
         )

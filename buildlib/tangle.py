@@ -29,6 +29,16 @@ def tangle(sources: list[Source]) -> dict[str, str]:
                     f"module {mod!r} is already written by {owner[mod].rel}", src.rel, first.line
                 )
             owner[mod] = src
+    for mod, src in owner.items():
+        parent = next((m for m in owner if mod.startswith(m + ".")), None)
+        if parent is not None:
+            first = next(c for c in src.chunks if c.module == mod)
+            raise BuildError(
+                f"module {mod!r} would make {parent}.py a package and hide it"
+                f" ({parent!r} is written by {owner[parent].rel})",
+                src.rel,
+                first.line,
+            )
     files: dict[str, str] = {}
     for mod, src in sorted(owner.items()):
         rel = f"{PACKAGE}/{mod.replace('.', '/')}.py"

@@ -83,7 +83,7 @@ def test_tangle_writes_modules_with_banner_docstring_all_and_named_markers(built
 def test_prose_edits_leave_the_package_and_the_freeze_alone(project):
     edit(project, "一个 [[kernel launch]] 的样例", "新增一行。\n\n一个 [[kernel launch]] 的样例")
     changed = write_outputs(project, build_all(project, execute_stale=True))
-    assert changed == ["posts/sample-post.md"]
+    assert changed == ["wrote posts/sample-post.md"]
 
 
 def test_tangled_module_imports_and_runs(built):
@@ -218,7 +218,8 @@ def test_refresh_executes_on_purpose(project, monkeypatch):
     monkeypatch.setattr(
         weave, "run_chunks", lambda src, *a, **k: ran.append(src.slug) or real(src, *a, **k)
     )
-    build_all(project, execute_stale=True, refresh={"other-slug"})
+    with pytest.raises(BuildError, match="--refresh other-slug: no source has this slug"):
+        build_all(project, execute_stale=True, refresh={"other-slug"})
     assert ran == []
     build_all(project, execute_stale=True, refresh={"sample-post"})
     assert ran == ["sample-post"]
@@ -236,25 +237,17 @@ STALE = [
 def test_check_names_the_input_that_made_a_freeze_stale(project, no_execution, old, new, why):
     edit(project, old, new)
     problems, _ = run_checks(project, browser=False, reader=False)
-    assert len(problems) == 1
     assert problems[0].startswith("src_literate/_freeze/sample-post.json: frozen outputs of ")
     assert why in problems[0]
-
-
-def test_a_results_file_the_code_names_is_part_of_the_key(project, no_execution):
-    results = project.root / "src_literate/results"
-    results.mkdir()
-    (results / "gpu.json").write_text("{}", encoding="utf-8")
-    problems, _ = run_checks(project, browser=False, reader=False)
-    assert not any("_freeze" in p for p in problems)  # not named by any chunk: not an input
-    edit(project, "print(double(clip(21)))", 'print(double(clip(21)))  # reads "gpu.json"')
-    problems, _ = run_checks(project, browser=False, reader=False)
-    assert any("src_literate/results/gpu.json added" in p for p in problems)
+    # and every other problem is listed too: a module chunk's edit leaves generated/ stale
+    assert all(p.startswith("generated/") for p in problems[1:])
 
 
 def test_a_new_library_version_makes_the_freeze_stale(project, no_execution, monkeypatch):
+    from buildlib import freeze
+
     monkeypatch.setattr(
-        weave, "package_versions", lambda: {"torch": "9.9", "triton": "3.9.0", "transformers": "x"}
+        freeze, "package_versions", lambda names: {"torch": "9.9", "triton": "3.9.0"}
     )
     problems, _ = run_checks(project, browser=False, reader=False)
     assert len(problems) == 1 and "torch " in problems[0] and "-> 9.9" in problems[0]
@@ -327,14 +320,19 @@ BAD_INPUTS = [
         "timeout must be a positive",
         None,
     ),
-    ("    return x + b", "    return x +", "syntax error in module 'toy'", "    return x +"),
+    (
+        "    return x + b",
+        "    return x +",
+        "chunk is not valid Python: invalid syntax",
+        "    return x +",
+    ),
     (
         "再次提到 [[kernel launch]]",
         "再次提到 [[warp 调度]]",
         "unknown glossary term 'warp 调度'",
         None,
     ),
-    ("print(scale(21))", "print(scale(21) / 0)", "chunk raised ZeroDivisionError", 30),
+    ("print(scale(21))", "print(scale(21) / 0)", "chunk line 30 raised ZeroDivisionError", 33),
     ("```mermaid", "```", "fenced block has no language", 62),
     ("slug: sample-post", "slug: no-such-post", "not in src_literate/series.yaml", "---"),
     ("title: 样例文章", "title: " + "长" * 31, "keep it to 30", "---"),
@@ -408,30 +406,36 @@ def test_a_comment_in_code_is_no_heading_for_links(project):
     edit(project, "def scale(x, k=2):", "# A comment\ndef scale(x, k=2):")
     write_outputs(project, build_all(project, execute_stale=True))
     problems, _ = run_checks(project, browser=False, reader=False)
-    assert problems == ["posts/sample-post.md: link to #a-comment matches no heading"]
+    post = (project.root / "posts/sample-post.md").read_text(encoding="utf-8").split("\n")
+    k = next(k for k, ln in enumerate(post, 1) if "#a-comment" in ln)
+    assert problems == [f"posts/sample-post.md:{k}: link to #a-comment matches no heading"]
 
 
 def test_check_finds_hand_edits_and_broken_conventions(project):
     (project.root / "generated/qwen3_fusion/toy.py").write_text("x = 1\n", encoding="utf-8")
     edit(project, "- [pytest](https://docs.pytest.org/)\n", "")
-    edit(project, "class A hfBlue", "class A hfBlu\n  style Z fill:#fff")
     edit(project, "的样例；", "的样例（见 [下文](#没有这一节)）；")
     unpinned = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen3/modeling_qwen3.py"
     edit(project, "再次提到", f"读 [Qwen3 源码]({unpinned}) 再次提到")
     problems, _ = run_checks(project, browser=False, reader=False)
     text = "\n".join(problems)
-    diagram = 1 + next(
-        k
-        for k, ln in enumerate((project.root / "posts/sample-post.md").read_text().split("\n"))
-        if ln == "```mermaid"
-    )
     assert "generated/qwen3_fusion/toy.py: differs from its source" in text
     assert "posts/sample-post.md: differs from its source" in text
     assert "has 2 references (want 3 to 5)" in text
-    assert f"posts/sample-post.md:{diagram}: line 4 of the diagram:" in text and "hfBlu" in text
-    assert f"posts/sample-post.md:{diagram}: line 5 of the diagram: style names node 'Z'" in text
     assert "link to #没有这一节 matches no heading" in text
     assert f"{unpinned} follows a branch; pin a version tag" in text
+
+
+def test_a_diagram_mermaid_would_pass_silently_fails_at_its_source_line(project):
+    edit(project, "class A hfBlue", "class A hfBlu\n  style Z fill:#fff")
+    line = line_of(project, "class A hfBlu")
+    before = snapshot(project.root)
+    with pytest.raises(BuildError) as info:
+        write_outputs(project, build_all(project, execute_stale=True))
+    assert str(info.value).startswith(f"src_literate/sample.pmd:{line}: class uses class 'hfBlu'")
+    assert snapshot(project.root) == before
+    problems, _ = run_checks(project, browser=False, reader=False)
+    assert problems == [str(info.value)]
 
 
 def test_check_runs_the_posts_python_blocks_like_a_reader(project):
@@ -484,12 +488,12 @@ def test_cli_bench_needs_a_gpu_and_errors_are_one_line(tmp_path):
 
 
 def test_outputs_get_the_mode_that_open_would_give(tmp_path):
-    from buildlib.fsutil import commit_tree, write_atomic
+    from buildlib.fsutil import Tree, commit, write_atomic
 
     old = os.umask(0o022)
     try:
         write_atomic(tmp_path / "a.md", "a\n")
-        commit_tree(tmp_path / "pkg", {"m.py": "x = 1\n"}, (".py",))
+        commit(tmp_path, [Tree(tmp_path / "pkg", {"m.py": "x = 1\n"}, ".py", "")])
     finally:
         os.umask(old)
     assert (tmp_path / "a.md").stat().st_mode & 0o777 == 0o644
