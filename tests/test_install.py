@@ -100,6 +100,7 @@ DISTRIBUTIONS = {
     "liger_kernel": "liger-kernel",
     "pynvml": "nvidia-ml-py",
     "cutlass": "nvidia-cutlass-dsl",
+    "quack": "quack-kernels",
 }
 
 

@@ -94,7 +94,9 @@ def _won(mine: dict, peer: dict) -> bool:
 def check_targets(res: dict) -> list[dict]:
     """Kernel v3's targets, each with its measured value and whether it is met."""
     out = []
-    add = lambda target, value, met: out.append({"target": target, "value": value, "met": bool(met)})
+    add = lambda target, value, met: out.append(
+        {"target": target, "value": value, "met": bool(met)}
+    )
     rows = [r for r in res.get("rmsnorm", []) if r["dtype"] == "bfloat16"]
     for r in [r for r in rows if r["impl"] == "ours"]:
         shape, p = f"{r['rows']}x{r['n']}", r["pass"]
@@ -102,7 +104,11 @@ def check_targets(res: dict) -> list[dict]:
             need = 90 if p == "fwd" else 80
             add(f"{p} {shape} >= {need}% of copy", r["pct_copy"], r["pct_copy"] >= need)
         for q in rows:
-            if q["impl"] != "ours" and q["pass"] == p and (q["rows"], q["n"]) == (r["rows"], r["n"]):
+            if (
+                q["impl"] != "ours"
+                and q["pass"] == p
+                and (q["rows"], q["n"]) == (r["rows"], r["n"])
+            ):
                 if q["impl"] in ("torch_compile", "liger", "liger_inplace", "f_rms_norm"):
                     add(f"{p} {shape} not slower than {q['impl']} (its ms / ours)", q["ms"] / r["ms"],
                         r["ms_min"] <= q["ms_max"])  # fmt: skip
@@ -117,7 +123,11 @@ def check_targets(res: dict) -> list[dict]:
                     h["fwd_bwd_us"] <= hf["fwd_bwd_us"])  # fmt: skip
     for name, steps_list in res.get("train_steps", {}).items():
         steps = {s["variant"]: s["step_ms"] for s in steps_list}
-        for mine, other in (("ours_fwd_bwd", "hf"), ("ours_fwd_bwd", "liger"), ("compile_ours", "compile")):
+        for mine, other in (
+            ("ours_fwd_bwd", "hf"),
+            ("ours_fwd_bwd", "liger"),
+            ("compile_ours", "compile"),
+        ):
             if mine in steps and other in steps:
                 add(f"train {name} {mine} <= {other} (ratio)", steps[other] / steps[mine],
                     steps[mine] <= steps[other])  # fmt: skip
@@ -128,7 +138,11 @@ def validate(res: dict) -> None:
     """The results file's schema: every section has its meta and keys; every number is finite."""
     problems = []
     for name, meta in res.get("sections", {}).items():
-        missing = [k for k in ("gpu", "date", "torch", "triton", "transformers", "command") if k not in meta]
+        missing = [
+            k
+            for k in ("gpu", "date", "torch", "triton", "transformers", "command")
+            if k not in meta
+        ]
         problems += [f"section {name}: meta lacks {', '.join(missing)}"] if missing else []
         problems += [f"section {name}: no {k}" for k in SECTION_KEYS[name] if k not in res]
     for r in res.get("rmsnorm", []):
@@ -184,24 +198,36 @@ def format_report(res: dict) -> str:
         lines += ["", "skipped:"] + [f"  {k}: {v}" for k, v in res["skipped"].items()]
     targets = res.get("targets", [])
     lines += ["", "targets (MET / MISS, measured value):"]
-    lines += [f"  {'MET ' if t['met'] else 'MISS'} {t['target']}: {t['value']:.2f}" for t in targets]
+    lines += [
+        f"  {'MET ' if t['met'] else 'MISS'} {t['target']}: {t['value']:.2f}" for t in targets
+    ]
     lines.append(f"  {sum(t['met'] for t in targets)}/{len(targets)} met")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     """Run the sections on the GPU (or --smoke on the CPU) and write the results."""
-    p = argparse.ArgumentParser(prog="python -m qwen3_fusion.bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m qwen3_fusion.bench", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--out", default=os.path.join("src_literate", "results"), help="results folder")
     p.add_argument("--command", default="python build.py bench", help="command recorded in meta")
-    p.add_argument("--only", default="", help=f"comma list of sections to re-run and merge: {','.join(SECTIONS)}")
-    p.add_argument("--smoke", action="store_true", help="every section on the CPU at tiny sizes (schema check)")
+    p.add_argument(
+        "--only",
+        default="",
+        help=f"comma list of sections to re-run and merge: {','.join(SECTIONS)}",
+    )
+    p.add_argument(
+        "--smoke", action="store_true", help="every section on the CPU at tiny sizes (schema check)"
+    )
     p.add_argument("--sweep", action="store_true", help="only time launch configs of our kernels")
     p.add_argument("--sweep-budget", type=float, default=300, help="seconds for --sweep")
     args = p.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     if unknown := [s for s in only if s not in SECTIONS]:
-        p.error(f"--only: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+        p.error(
+            f"--only: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}"
+        )
     if args.smoke:
         bc.use_smoke()
     elif not torch.cuda.is_available():
@@ -211,12 +237,17 @@ def main(argv=None) -> int:
     t0 = time.monotonic()
     log = lambda msg: print(f"[{time.monotonic() - t0:6.1f}s] {msg}", flush=True)
     command = args.command + (" --smoke" if args.smoke else "")
-    meta = bc.environment(command if "--only" in command or not only else f"{command} --only {args.only}")
+    meta = bc.environment(
+        command if "--only" in command or not only else f"{command} --only {args.only}"
+    )
     slug = "smoke" if args.smoke else bc.gpu_slug(meta["gpu"])
     if args.sweep:
         from qwen3_fusion.bench_sweep import sweep_ours
 
-        res = {"meta": meta, "sweep": sweep_ours(log=log, budget_s=args.sweep_budget, limit=3 if args.smoke else 0)}
+        res = {
+            "meta": meta,
+            "sweep": sweep_ours(log=log, budget_s=args.sweep_budget, limit=3 if args.smoke else 0),
+        }
         log(f"wrote {bc.write_json(res, os.path.join(args.out, f'{slug}_sweep.json'))}")
         return 0
     path = os.path.join(args.out, f"{slug}.json")
@@ -237,7 +268,9 @@ def main(argv=None) -> int:
     res["targets"] = check_targets(res)
     validate(res)
     report = format_report(res)
-    bc.write_text(os.path.join(args.out, f"{slug}_bench.txt"), bc.header(meta, "bench") + report + "\n")
+    bc.write_text(
+        os.path.join(args.out, f"{slug}_bench.txt"), bc.header(meta, "bench") + report + "\n"
+    )
     log(f"wrote {bc.write_json(res, path)}")
     print(report)
     return 0

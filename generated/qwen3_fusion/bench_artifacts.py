@@ -38,7 +38,9 @@ def inductor_rmsnorm_code(rows: int = 8192, n: int = 1024) -> tuple[str, dict]:
     compiled = torch.compile(mod, dynamic=False)
     xg = x.requires_grad_()
     _, codes = run_and_get_code(lambda: compiled(xg).backward(dy))
-    parts = [f"# ===== graph {i} of {len(codes)} =====\n{bc.strip_paths(c)}" for i, c in enumerate(codes)]
+    parts = [
+        f"# ===== graph {i} of {len(codes)} =====\n{bc.strip_paths(c)}" for i, c in enumerate(codes)
+    ]
     info = {"rows": rows, "n": n, "dtype": "bfloat16", "graphs": len(codes),
             "triton_kernels": sum(c.count("@triton.jit") for c in codes),
             "extern_reductions": sum(c.count("torch.sum(") + c.count("aten.sum") for c in codes)}  # fmt: skip
@@ -82,7 +84,11 @@ def summarize_trace(events: list, short_us: float = 10.0) -> dict:
     cpu_ops = [(e["ts"], e["dur"]) for e in spans if e.get("cat") == "cpu_op"]
     launches = [e for e in spans if e.get("cat") in ("cuda_runtime", "cuda_driver")
                 and "Launch" in e.get("name", "")]  # fmt: skip
-    step = [e["dur"] for e in spans if e.get("name") == "train_step" and e.get("cat") == "user_annotation"]
+    step = [
+        e["dur"]
+        for e in spans
+        if e.get("name") == "train_step" and e.get("cat") == "user_annotation"
+    ]
     kernel_us = sum(e["dur"] for e in kernels)
     gpu_us = sum(e["dur"] for e in gpu)
     by_name, by_class = {}, {}

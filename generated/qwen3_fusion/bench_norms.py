@@ -166,7 +166,9 @@ def time_passes(fn, weight, x, dy, repeats: int = 3):
         try:
             with torch.no_grad() if direction == "fwd" else contextlib.nullcontext():
                 g = bc.spread([bc.graph_ms(f, 5, 25, stream=side) for _ in range(repeats)])
-            times[direction].update(ms=g["ms"], ms_min=g["min"], ms_max=g["max"], timing="cuda_graph")
+            times[direction].update(
+                ms=g["ms"], ms_min=g["min"], ms_max=g["max"], timing="cuda_graph"
+            )
         except Exception as exc:  # noqa: BLE001 - keep the eager figure
             print(f"CUDA-graph capture failed ({direction}), eager time kept: {exc}", flush=True)
             bc.sync()

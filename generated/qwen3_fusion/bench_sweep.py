@@ -48,7 +48,9 @@ def config_candidates(n_cols: int, dtype, backward: bool) -> list:
         staged = (stages - 1) * c[0] * bn * 2 * dtype.itemsize  # x and dy tiles in flight
         if c not in cands and staged <= 0.7 * 227 * 1024:
             cands.append(c)
-    make = lambda c: triton.Config({"BLOCK_M": c[0], "PER_SM": c[2]}, num_warps=c[1], num_stages=c[3])
+    make = lambda c: triton.Config(
+        {"BLOCK_M": c[0], "PER_SM": c[2]}, num_warps=c[1], num_stages=c[3]
+    )
     return [make(c) for c in cands]
 
 
@@ -91,7 +93,9 @@ def sweep_ours(shapes=SWEEP_SHAPES, log=print, budget_s: float = 1e9, limit: int
         rstd = rms_norm_forward(x, w, bc.EPS)[1]
         for direction in ("bwd", "fwd"):
             mine = []
-            for i, cfg in enumerate(config_candidates(n, dtype, direction == "bwd")[: limit or None]):
+            for i, cfg in enumerate(
+                config_candidates(n, dtype, direction == "bwd")[: limit or None]
+            ):
                 if time.monotonic() - t0 > budget_s:
                     break
                 try:
@@ -108,9 +112,11 @@ def sweep_ours(shapes=SWEEP_SHAPES, log=print, budget_s: float = 1e9, limit: int
                 })  # fmt: skip
             if mine:
                 best = min(mine, key=lambda r: r["ms"])
-                log(f"sweep {direction} {rows}x{n}: default {mine[0]['gbps']:.0f} GB/s, best "
+                log(
+                    f"sweep {direction} {rows}x{n}: default {mine[0]['gbps']:.0f} GB/s, best "
                     f"{best['gbps']:.0f} (M={best['BLOCK_M']} warps={best['num_warps']} "
-                    f"stages={best['num_stages']} per_sm={best['PER_SM']}), {len(mine)} tried")
+                    f"stages={best['num_stages']} per_sm={best['PER_SM']}), {len(mine)} tried"
+                )
             out += mine
         del x, w, dy, rstd
     return out

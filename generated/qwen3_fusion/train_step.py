@@ -188,8 +188,10 @@ def train_table(variants, cfg: dict, log=print) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m qwen3_fusion.train_step",
-                                description="Run Qwen3 training steps (random weights) on a GPU.")
+    p = argparse.ArgumentParser(
+        prog="python -m qwen3_fusion.train_step",
+        description="Run Qwen3 training steps (random weights) on a GPU.",
+    )
     p.add_argument("--config", choices=sorted(TRAIN_CONFIGS), default="qwen3_0.6b_8l")
     p.add_argument("--variant", choices=TRAIN_VARIANTS, default="hf")
     p.add_argument("--steps", type=int, default=20)
@@ -203,8 +205,10 @@ def main(argv=None) -> int:
     model = build_variant(args.variant, None, model_config(cfg))
     times, losses, _ = run_steps(model, make_batch(cfg), args.steps, args.nvtx)
     later = sorted(times[3:] or times)
-    print(f"{args.config} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
-          f"{len(later)} steps after warm-up; first loss {losses[0]:.4f}")
+    print(
+        f"{args.config} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
+        f"{len(later)} steps after warm-up; first loss {losses[0]:.4f}"
+    )
     return 0
 
 
