@@ -419,7 +419,9 @@ def test_launch_switches_to_the_tensor_device(monkeypatch):
     entered = []
     real = torch.cuda.device
     monkeypatch.setattr(torch.cuda, "current_device", lambda: x.device.index + 1)
-    monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: x.device.index + 1)
+    import qwen3_fusion.launcher as launcher
+
+    monkeypatch.setattr(launcher, "_get_device", lambda: x.device.index + 1)
     monkeypatch.setattr(torch.cuda, "device", lambda i: entered.append(i) or real(i))
     y, _ = rms_norm_forward(x, w, EPS)
     assert entered == [x.device.index]

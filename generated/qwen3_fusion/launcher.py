@@ -26,8 +26,15 @@ import os
 
 import torch
 
-_FAST = os.environ.get("TRITON_INTERPRET", "0") != "1" and (
-    os.environ.get("QWEN3_FUSION_TRITON_LAUNCH", "0") != "1"
+# the raw getters Triton's own launcher uses; torch.cuda.current_device() / current_stream()
+# build Python objects (~10-20 us each on a slow host)
+_get_device = getattr(torch._C, "_cuda_getDevice", None)
+_get_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_FAST = (
+    os.environ.get("TRITON_INTERPRET", "0") != "1"
+    and os.environ.get("QWEN3_FUSION_TRITON_LAUNCH", "0") != "1"
+    and _get_device is not None
+    and _get_stream is not None
 )
 _compiled: dict = {}  # our key -> CompiledKernel
 _I32 = range(-(2**31), 2**31)
@@ -60,15 +67,13 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
     kernel's parameter order after the positional args."""
     global _FAST
     index = args[0].device.index
-    # torch.cuda.current_device() / current_stream() build Python objects: ~10-20 us each on a
-    # slow host, so the raw getters (the ones Triton's own launcher uses) are called instead
-    if _FAST and index == torch._C._cuda_getDevice():
+    if _FAST and index == _get_device():
         key = (kernel, index, num_warps, *map(_spec, args), *constexprs.values())
         ck = _compiled.get(key)
         if ck is not None and _hooks_off():
             # what JITFunction.run does after its cache lookup, with no launch metadata
             ck.run(grid[0], grid[1] if len(grid) > 1 else 1, 1,
-                   torch._C._cuda_getCurrentRawStream(index), ck.function,
+                   _get_stream(index), ck.function,
                    ck.packed_metadata, None, None, None, *args, *constexprs.values())  # fmt: skip
             return
         try:
