@@ -60,6 +60,12 @@ def run_checks(
                 f"warning: src_literate/series.yaml: {p.title} ({p.slug}) has a placeholder URL;"
                 " posts show its title without a link"
             )
+    repo = series.repository
+    if repo is not None and repo.placeholder:
+        report.append(
+            f"warning: src_literate/series.yaml: the repository URL {repo.url} is a placeholder;"
+            " posts show its link text without a link"
+        )
     diagrams = []
     for rel, text in posts.items():
         problems += check_fences(rel, text)
