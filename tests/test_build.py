@@ -168,7 +168,9 @@ def test_repository_link_is_plain_text_while_a_placeholder(project):
     assert "的样例（配套仓库）；" in post
     problems, report = run_checks(project, browser=False, reader=False)
     assert problems == []
-    assert any("repository URL https://github.com/example/code is a placeholder" in r for r in report)
+    assert any(
+        "repository URL https://github.com/example/code is a placeholder" in r for r in report
+    )
     edit(project, "  placeholder: true\nglossary:", "glossary:", path="src_literate/series.yaml")
     write_outputs(project, build_all(project, execute_stale=True))
     post = (project.root / "posts/sample-post.md").read_text(encoding="utf-8")
