@@ -24,7 +24,7 @@ from .freeze import (
 from .kernel import run_chunks
 from .source import Chunk, Source
 
-GPU_NOTE = "> **需要 GPU**：{why}（构建本文的 CPU 机器上未执行这段代码）"
+GPU_NOTE = "> **需要 GPU**：{why}。"
 
 
 def frozen_records(src: Source, freeze: Freeze) -> list[dict]:
