@@ -60,6 +60,12 @@ def run_checks(
                 f"warning: src_literate/series.yaml: {p.title} ({p.slug}) has a placeholder URL;"
                 " posts show its title without a link"
             )
+    repo = series.repository
+    if repo is not None and repo.placeholder:
+        report.append(
+            f"warning: src_literate/series.yaml: the repository URL {repo.url} is a placeholder;"
+            " posts show its link text without a link"
+        )
     diagrams = []
     for rel, text in posts.items():
         problems += check_fences(rel, text)
@@ -316,7 +322,8 @@ def check_diagrams(project: Project, diagrams: list, browser: bool) -> list[str]
 
 
 def prose_length(text: str) -> int:
-    """CJK characters plus Latin words of the chapters (§零 table, navigation, code, link targets excluded)."""
+    """CJK characters plus Latin words of the chapters (§零 table, navigation, code, link targets,
+    inline SVG figures excluded)."""
     lines = text.split("\n")
     heads = [h.line - 1 for h in headings(text) if h.level == 2]
     first = next((k for k in heads if "§零" not in lines[k]), 0)
@@ -324,6 +331,7 @@ def prose_length(text: str) -> int:
     prose = "\n".join(prose_lines("\n".join(lines[first:last])))
     prose = re.sub(r"\]\([^)]*\)", "]", prose)
     prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
+    prose = re.sub(r"<svg\b.*?</svg>", "", prose, flags=re.S)  # a figure, not prose
     return len(CJK.findall(prose)) + len(LATIN_WORD.findall(CJK.sub(" ", prose)))
 
 

@@ -71,6 +71,12 @@ class Prose:
         def repl(m: re.Match) -> str:
             if any(a <= m.start() < b for a, b in spans):
                 return m.group(0)
+            if m.group(2).startswith("repo:"):  # the code's repository (series.yaml), or plain text
+                repo = self.series.repository
+                if repo is None or repo.placeholder:
+                    return m.group(1)
+                path = m.group(2).removeprefix("repo:").lstrip("/")
+                return f"[{m.group(1)}]({repo.url}{'/' + path if path else ''})"
             url, _, anchor = m.group(2).partition("#")
             post = self.series.by_url(url)
             if post is None:
@@ -259,4 +265,8 @@ def post_values(
         "gpu_runs": gpu_runs,
         "nav": nav,
         "source": src.rel,
+        # the code's repository: None while series.yaml marks its URL a placeholder
+        "repository": None
+        if series.repository is None or series.repository.placeholder
+        else series.repository.url,
     }

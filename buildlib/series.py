@@ -23,10 +23,17 @@ class SeriesPost:
 
 
 @dataclass
+class Repository:
+    url: str  # the code's public repository, linked from the posts as `[text](repo:path)`
+    placeholder: bool = False  # a guess: posts show the text without a link
+
+
+@dataclass
 class Series:
     name: str
     posts: list[SeriesPost]
     glossary: dict[str, dict]
+    repository: Repository | None = None
 
     def post(self, slug: str) -> SeriesPost | None:
         return next((p for p in self.posts if p.slug == slug), None)
@@ -39,6 +46,7 @@ class Series:
 
 POST_KEYS = {"slug", "title", "url", "source", "placeholder"}
 GLOSSARY_KEYS = {"post", "section", "anchor"}
+REPOSITORY_KEYS = {"url", "placeholder"}
 SOURCE_RE = re.compile(r"src_literate/[\w.-]+\.pmd\Z")
 
 
@@ -101,4 +109,14 @@ def load_series(root: Path) -> Series:
                 f"glossary term {term!r}: {bad[0]!r} must be one of post, section, anchor, as text",
                 f"{term}:",
             )
-    return Series(name=data.get("name", ""), posts=posts, glossary=glossary)
+    repository = None
+    if "repository" in data:
+        repo = data["repository"]
+        if not isinstance(repo, dict) or set(repo) - REPOSITORY_KEYS or "url" not in repo:
+            fail("repository must be a mapping {url, placeholder}", "repository:")
+        if not isinstance(repo["url"], str) or not re.match(r"https://\S+\Z", repo["url"]):
+            fail("repository: url must be an https URL", "repository:")
+        if not isinstance(repo.get("placeholder", False), bool):
+            fail("repository: placeholder is true or false", "repository:")
+        repository = Repository(repo["url"].rstrip("/"), repo.get("placeholder", False))
+    return Series(name=data.get("name", ""), posts=posts, glossary=glossary, repository=repository)

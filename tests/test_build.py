@@ -155,6 +155,39 @@ def test_placeholder_sister_posts_are_plain_titles_and_check_warns(project):
     assert any(r.startswith("warning: src_literate/series.yaml: 前一篇") for r in report)
 
 
+def test_repository_link_is_plain_text_while_a_placeholder(project):
+    edit(
+        project,
+        "glossary:",
+        "repository:\n  url: https://github.com/example/code\n  placeholder: true\nglossary:",
+        path="src_literate/series.yaml",
+    )
+    edit(project, "的样例；", "的样例（[配套仓库](repo:)）；")
+    write_outputs(project, build_all(project, execute_stale=True))
+    post = (project.root / "posts/sample-post.md").read_text(encoding="utf-8")
+    assert "的样例（配套仓库）；" in post
+    problems, report = run_checks(project, browser=False, reader=False)
+    assert problems == []
+    assert any(
+        "repository URL https://github.com/example/code is a placeholder" in r for r in report
+    )
+    edit(project, "  placeholder: true\nglossary:", "glossary:", path="src_literate/series.yaml")
+    write_outputs(project, build_all(project, execute_stale=True))
+    post = (project.root / "posts/sample-post.md").read_text(encoding="utf-8")
+    assert "的样例（[配套仓库](https://github.com/example/code)）；" in post
+
+
+def test_repository_url_must_be_https(project):
+    edit(
+        project,
+        "glossary:",
+        "repository:\n  url: github.com/example/code\nglossary:",
+        path="src_literate/series.yaml",
+    )
+    with pytest.raises(BuildError, match="repository: url must be an https URL"):
+        build_all(project, execute_stale=True)
+
+
 def test_links_between_our_posts_are_relative_files(project):
     other = project.root / "src_literate/zz_other.pmd"
     text = (project.root / "src_literate/sample.pmd").read_text(encoding="utf-8")

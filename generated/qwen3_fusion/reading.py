@@ -87,7 +87,10 @@ def package_path(path: str) -> str:
     p = Path(path).resolve()
     roots = [Path(e).resolve() for e in sys.path if e and Path(e).is_dir()]
     inside = [r for r in roots if p.is_relative_to(r)]
-    return p.relative_to(max(inside, key=lambda r: len(r.parts))).as_posix() if inside else p.name
+    if inside:
+        return p.relative_to(max(inside, key=lambda r: len(r.parts))).as_posix()
+    # a Jupyter cell's code lives in a temporary file named by a hash: say what it is
+    return "<cell>" if p.parent.name.startswith("ipykernel_") else p.name
 
 
 def source_span(obj) -> SourceSpan:
