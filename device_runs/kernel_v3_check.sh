@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Last device call of the session (little device time left): the GPU tests of the retuned kernel
-# and its launcher, then the rmsnorm and host sections on the final code into $OUT/results.
+# and its launcher, then the host section on the final code into $OUT/results.
 set -u
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD/generated PYTHONUNBUFFERED=1
-timeout 60 python3 -m pytest tests/test_rmsnorm.py -q -p no:warnings \
+timeout 70 python3 -m pytest tests/test_rmsnorm.py -q -p no:warnings \
   -k "cached or strided or non_contiguous or kernels_match or rstd or device or autograd" 2>&1 | tee "$OUT/tests.txt" | tail -3
-timeout 200 python3 -m qwen3_fusion.bench --out "$OUT/results" --only rmsnorm,host \
-  --command "python build.py bench --only rmsnorm,host" 2>&1 | tee "$OUT/bench_log.txt" \
-  | grep "^\[.*done\|MISS\|met$\|^  N="
+timeout 80 python3 -m qwen3_fusion.bench --out "$OUT/results" --only host \
+  --command "python build.py bench --only host" 2>&1 | tee "$OUT/bench_log.txt" | grep "^\[.*host "
