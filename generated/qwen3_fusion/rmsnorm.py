@@ -81,7 +81,7 @@ def _rmsnorm_fwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
-# Launch configs swept on an H200 (src_literate/results/h200_sweep.json), by row width N.
+# Launch configs swept on an H200 (the results' h200_sweep.json), by row width N.
 # forward: (largest N, rows per program, warps)
 FWD_TABLE = ((128, 16, 4), (256, 8, 4), (512, 8, 4), (1024, 4, 8), (2048, 1, 4), (3072, 2, 4),
              (4096, 1, 8), (6144, 1, 4), (8192, 2, 8), (MAX_HIDDEN, 1, 16))  # fmt: skip
