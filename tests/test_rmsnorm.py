@@ -446,7 +446,7 @@ def test_cached_launch_matches_triton_launch(monkeypatch):
             dx, dw = rms_norm_backward(dy, x, w, rstd)
             got = (y, rstd, dx, dw)
             if i in results:
-                assert all(torch.equal(a, b) for a, b in zip(got, results[i]))
+                assert all(torch.equal(a, b) for a, b in zip(got, results[i], strict=True))
             results[i] = got
     assert launcher._compiled, "no kernel was cached"
 
