@@ -33,7 +33,7 @@ import torch.nn.functional as F
 
 from qwen3_fusion import bench_common as bc
 
-# (rows, N, dtype): Qwen3 hidden sizes with 16384 tokens, the q/k_norm shape (tokens x heads
+# (rows, N, dtype): Qwen3 hidden sizes with 16384 tokens, the q_norm shape (tokens x heads
 # over head_dim 128), one fp16 and one fp32 row; in order of interest
 RMSNORM_SHAPES = [
     (16384, 1024, torch.bfloat16),  # Qwen3-0.6B
