@@ -25,6 +25,7 @@ __all__ = [
 import os
 
 import torch
+from triton import knobs as _knobs  # read at each launch: a profiler may add hooks
 
 # the raw getters Triton's own launcher uses; torch.cuda.current_device() / current_stream()
 # build Python objects (~10-20 us each on a slow host)
@@ -56,9 +57,7 @@ def _spec(a):
 
 def _hooks_off() -> bool:
     """No launch hook is registered (Triton 3.6+ keeps them in HookChain objects, never None)."""
-    from triton import knobs
-
-    hooks = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    hooks = (_knobs.runtime.launch_enter_hook, _knobs.runtime.launch_exit_hook)
     return all(h is None or not getattr(h, "calls", True) for h in hooks)
 
 
