@@ -30,7 +30,7 @@ PAGE = Path(__file__).resolve().parent / "mermaid_page.html"
 
 # The comment line that decorate() writes between an author's body and the palette's classDef lines;
 # lint() takes the init on line 1 and the classDefs below it as the palette's, not the author's.
-PALETTE_MARK = "%% series palette: templates/mermaid_palette.yaml"
+PALETTE_MARK = "%% series colours"  # splits the author's lines from the classDefs the build adds
 
 # Top-level keys of MermaidConfig in mermaid 11.17.2 (dist/config.type.d.ts); mermaid ignores others.
 CONFIG_KEYS = frozenset(

@@ -20,7 +20,7 @@ from .weave import execute, format_body, require_frozen, stage_package
 PALETTE_FILE = "templates/mermaid_palette.yaml"
 # text that every file the build writes contains: only such files are ever removed
 BANNER_MARK = "# GENERATED FILE - DO NOT EDIT."
-POST_MARK = "by `python build.py posts`; edit the source"
+POST_MARK = "\ngenerator: qwen3-fusion-weave\n"  # a front-matter key: nothing a reader sees
 FREEZE_MARK = '"outputs": ['
 
 INDEX_START, INDEX_END = "<!-- posts:start -->", "<!-- posts:end -->"
