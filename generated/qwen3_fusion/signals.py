@@ -32,6 +32,7 @@ __all__ = [
     "main",
     "scan",
     "total",
+    "training_graph",
 ]
 
 
@@ -39,6 +40,7 @@ __all__ = [
 import inspect
 import sys
 import textwrap
+import warnings
 
 import torch
 import torch.fx.traceback as fx_traceback
@@ -133,7 +135,7 @@ def scan(
     cost = {**GPUS[gpu], **{k: v for k, v in (("gbps", gbps), ("launch_us", launch_us)) if v}}
     args, kwargs = _example(model, example_inputs, example_kwargs)
     if backward:
-        gm, flat, live = joint_graph(model, args, kwargs)
+        gm, flat, live = training_graph(model, args, kwargs)
     else:
         gm, flat, live = export_graph(model, args, kwargs).module(), None, None
     g = OpGraph(gm, model, live)
@@ -226,6 +228,45 @@ def joint_graph(model, args, kwargs) -> tuple:
     weights += [isinstance(t, torch.Tensor) and t.is_floating_point() for t in inputs]
     holders = [n.name for n in joint.graph.nodes if n.op == "placeholder"]
     return joint, flat, {h for h, w in zip(holders, weights, strict=True) if w}
+
+
+def training_graph(model, args, kwargs) -> tuple:
+    """joint_graph, or, when a mixture-of-experts layer's backward has data-dependent shapes,
+    joint_graph with its experts run as "batched_mm".
+
+    transformers' grouped_mm fallback (used when tracing fp32 weights) has a Python backward
+    in releases before it became a custom op with a fake (5.17 has it, 5.24 does not); fake
+    tensors cannot trace its loop over the expert offsets. batched_mm computes the same
+    experts with gathers and one bmm, which traces; the scan says so in a warning.
+    """
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    try:
+        return joint_graph(model, args, kwargs)
+    except GuardOnDataDependentSymNode as e:
+        configs = {
+            id(m.config): m.config
+            for m in model.modules()
+            if hasattr(m, "is_concatenated")  # what transformers' experts decorator adds
+            and getattr(m.config, "_experts_implementation", None) == "grouped_mm"
+        }
+        if not configs:
+            where = str(e).rsplit("Caused by: ", 1)[-1].split("\n")[0]
+            raise ExportError(
+                f"the backward has a data-dependent shape ({where}); scan the forward only"
+            ) from None
+    for c in configs.values():
+        c._experts_implementation = "batched_mm"
+    try:
+        warnings.warn(
+            "the experts were traced as batched_mm: this transformers' grouped_mm fallback"
+            " backward has data-dependent shapes",
+            stacklevel=3,
+        )
+        return joint_graph(model, args, kwargs)
+    finally:
+        for c in configs.values():
+            c._experts_implementation = "grouped_mm"
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::signal_rules
