@@ -57,18 +57,25 @@ def _fake_cpu(value, mode):
         return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="cpu")
 
 
-def _cpu_graph(gm: torch.fx.GraphModule, mode) -> torch.fx.GraphModule:
+def _cpu_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list) -> torch.fx.GraphModule:
     """A copy of gm with flat inputs and outputs, fake CPU attributes and CPU device arguments
-    (node names kept); the scanned graph and its weights are not touched."""
+    (node names kept); the scanned graph and its weights are not touched. Inputs that are not
+    tensors (use_cache=False) become constants: torch 2.11's Inductor refuses a bool input."""
     graph = torch.fx.Graph()
     env = {}
     attrs = {}
+    values = iter(flat_inputs)  # one per placeholder, in order
     for n in gm.graph.nodes:
         if n.op == "call_module":  # export's input guards: no data
             continue
+        if n.op == "placeholder":
+            value = next(values, None)
+            if not isinstance(value, torch.Tensor):
+                env[n] = value
+                continue
         if n.op == "output":
             leaves = [env[a] for a in pytree.tree_leaves(n.args[0]) if isinstance(a, torch.fx.Node)]
-            graph.output(tuple(a for a in leaves if a is not None))
+            graph.output(tuple(a for a in leaves if isinstance(a, torch.fx.Node)))
             continue
         if n.op == "get_attr":
             value = gm
@@ -110,8 +117,8 @@ def compiled_kernels(gm: torch.fx.GraphModule, flat_inputs: list) -> list:
         raise _Stop
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    cpu = _cpu_graph(gm, mode)
-    inputs = [_fake_cpu(t, mode) for t in flat_inputs]
+    cpu = _cpu_graph(gm, mode, flat_inputs)
+    inputs = [_fake_cpu(t, mode) for t in flat_inputs if isinstance(t, torch.Tensor)]
     patch = dict(_post_fusion_custom_pass=hook, fx_graph_cache=False, fx_graph_remote_cache=False)
     log = logging.getLogger("torch._inductor")
     level = log.level
