@@ -73,11 +73,12 @@ SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--sma
 SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
 # the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the launch cost that
 # a fused kernel saves (µs per launch removed). H200, measured on one H200
-# (src_literate/results/): a 2 GiB bf16 device-to-device copy ran at 4274 GB/s; one eager
-# Qwen3 decoder layer, forward + backward at batch 4 x 2048 (the training size), ran 0.70 ms
-# slower than its CUDA-graph replay over 169 kernels: 4.1 µs exposed per launch. At 1 x 128
-# the same measure is 33 µs: pass --launch-us for small inputs (or a GPU measured otherwise).
-GPUS = {"h200": {"gbps": 4274.0, "launch_us": 4.1}}
+# (src_literate/results/, 2026-12-03): a 2 GiB bf16 device-to-device copy (4 GiB read and
+# written) ran at 4249 GB/s;
+# one eager Qwen3 decoder layer, forward + backward at batch 4 x 2048 (the training size), ran
+# 1.97 ms slower than its CUDA-graph replay over 169 kernels: 11.7 µs exposed per launch. At
+# 1 x 128 the same measure is 46 µs: pass --launch-us for small inputs (or another GPU).
+GPUS = {"h200": {"gbps": 4249.0, "launch_us": 11.7}}
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::scan
