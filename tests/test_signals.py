@@ -519,6 +519,19 @@ def test_time_saved_is_bytes_at_the_copy_bandwidth_plus_launches():
     assert default[c.label] == pytest.approx(expect)
 
 
+def test_h200_cost_model_is_what_the_h200_measured():
+    """The default launch cost is the exposed per-launch cost at the training size (4 x 2048):
+    (eager - CUDA-graph replay) / kernels of one decoder layer; the bandwidth is the copy's."""
+    results = Path(__file__).resolve().parents[1] / "src_literate" / "results"
+    trace = json.loads((results / "h200_layer_trace.json").read_text(encoding="utf-8"))
+    kernels = sum(e["cat"] == "kernel" for e in trace["traceEvents"])
+    t = next(t for t in trace["timings"] if (t["batch"], t["seq"]) == (4, 2048))
+    exposed_us = (t["eager_ms"] - t["graph_ms"]) * 1e3 / kernels
+    assert GPUS["h200"]["launch_us"] == pytest.approx(exposed_us, abs=0.05)
+    copy = json.loads((results / "h200.json").read_text(encoding="utf-8"))["copy"]
+    assert GPUS["h200"]["gbps"] == pytest.approx(copy["gbps"], abs=0.5)
+
+
 class MMBiasGelu(nn.Module):
     """A GEMM written as torch.matmul on a parameter, in the root module."""
 

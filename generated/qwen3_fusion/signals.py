@@ -71,13 +71,14 @@ SIGNALS = {
 }
 SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--small-mb)
 SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
-# the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the cost of one
-# kernel launch (µs). H200, measured on one H200 (../shared/ANCHORS.md): a 2 GiB bf16
-# device-to-device copy ran at 4274 GB/s (2026-12-02); a bare Triton launch took 16 µs of host
-# time (2026-12-03), the floor of what an eager step pays per kernel when the host issues them
-# (HF's Qwen3 step issued 1408 kernels in 51 ms: 36 µs each). Under CUDA graphs a launch costs
-# far less: pass --launch-us. Add a GPU here once it has been measured the same way.
-GPUS = {"h200": {"gbps": 4274.0, "launch_us": 16.0}}
+# the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the launch cost that
+# a fused kernel saves (µs per launch removed). H200, measured on one H200
+# (src_literate/results/, 2026-12-03): a 2 GiB bf16 device-to-device copy (4 GiB read and
+# written) ran at 4249 GB/s;
+# one eager Qwen3 decoder layer, forward + backward at batch 4 x 2048 (the training size), ran
+# 1.97 ms slower than its CUDA-graph replay over 169 kernels: 11.7 µs exposed per launch. At
+# 1 x 128 the same measure is 46 µs: pass --launch-us for small inputs (or another GPU).
+GPUS = {"h200": {"gbps": 4249.0, "launch_us": 11.7}}
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::scan
