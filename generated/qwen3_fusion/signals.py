@@ -8,9 +8,9 @@
 `scan(model, example_inputs)` exports the model, groups its ops (memory-bound chains; matmuls
 that read one input; GEMMs whose output only an activation or a loss reads), profiles the graph
 node by node, and ranks the groups by the time fusing them would save on a named GPU (bytes at
-its copy bandwidth plus launches at its launch cost, see GPUS). A group inside a larger one
-(SwiGLU inside gate/up + SwiGLU) is listed under it (`parent`), and only top-level rows add up
-(`total`). With inductor=True the graph is also compiled by Inductor and each candidate says
+its copy bandwidth, plus launches at launch_us when the host is the bottleneck; see GPUS). A
+group inside a larger one (SwiGLU inside gate/up + SwiGLU) is listed under it (`parent`), and
+only top-level rows add up (`total`). On meta, sdpa's math-path softmax is left out. With inductor=True the graph is also compiled by Inductor and each candidate says
 whether torch.compile already fuses it (qwen3_fusion.inductor_check). Each candidate says which
 signals fired: small_kernels, memory_bound_chain, repeated, one_step (see SIGNALS). Chains that
 only build masks or positions (no weight or float input upstream) run once per forward: they
@@ -31,6 +31,7 @@ __all__ = [
     "joint_graph",
     "main",
     "scan",
+    "sdpa_math_path",
     "total",
     "training_graph",
 ]
@@ -71,14 +72,14 @@ SIGNALS = {
 }
 SMALL_BYTES = 16 << 20  # a heuristic: kernels that move less are "small" (--small-mb)
 SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
-# the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the launch cost that
-# a fused kernel saves (µs per launch removed). H200, measured on one H200
-# (src_literate/results/, 2026-12-03): a 2 GiB bf16 device-to-device copy (4 GiB read and
-# written) ran at 4249 GB/s;
-# one eager Qwen3 decoder layer, forward + backward at batch 4 x 2048 (the training size), ran
-# 1.97 ms slower than its CUDA-graph replay over 169 kernels: 11.7 µs exposed per launch. At
-# 1 x 128 the same measure is 46 µs: pass --launch-us for small inputs (or another GPU).
-GPUS = {"h200": {"gbps": 4249.0, "launch_us": 11.7}}
+# the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the host time a removed
+# launch saves (µs). H200, measured on one H200 (src_literate/results/, 2026-12-03): a 2 GiB
+# bf16 device-to-device copy (4 GiB read and written) ran at 4249 GB/s. The launch term is 0:
+# a training step is GPU-bound (the host issues an eager Qwen3-0.6B x 8 step, 4 x 2048, in 58%
+# of the step time), so launches hide behind kernels and fusing saves bytes only. When the host
+# is the bottleneck (host issue time >= step time), pass --launch-us: the exposed host time per
+# kernel, (eager - CUDA-graph replay) / kernels, of one eager decoder layer is 46 µs at 1 x 128.
+GPUS = {"h200": {"gbps": 4249.0, "launch_us": 0.0}}
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::scan
@@ -133,7 +134,8 @@ def scan(
     its figures. inductor=True also compiles the graph (seconds to minutes) and sets each
     candidate's `inductor`. Raises ExportError if torch.export rejects the model or inputs.
     """
-    cost = {**GPUS[gpu], **{k: v for k, v in (("gbps", gbps), ("launch_us", launch_us)) if v}}
+    given = (("gbps", gbps), ("launch_us", launch_us))
+    cost = {**GPUS[gpu], **{k: v for k, v in given if v is not None}}
     args, kwargs = _example(model, example_inputs, example_kwargs)
     if backward:
         gm, flat, live = training_graph(model, args, kwargs)
@@ -161,6 +163,8 @@ def scan(
         found[key].instances.append(_instance(g, kind, members, prof))
     cands = [_fire(c, *facts[k], small_bytes) for k, c in found.items()]
     cands = [c for c in cands if not c.setup or _at_least(c.bytes_saved, setup_bytes)]
+    if sdpa_math_path(model, tensors):
+        cands = [c for c in cands if not _in_attention_softmax(c)]
     if inductor:
         gemms = {n.name for n in g.nodes if g.kind[n] == "gemm"}
         try:
@@ -168,6 +172,20 @@ def scan(
         except Exception as e:  # noqa: BLE001 - any compile failure is one line in the column
             raise ExportError(f"Inductor could not compile the scanned graph: {e}") from None
     return _rank(cands, cost["gbps"], cost["launch_us"])
+
+
+# %% src_literate/post1_qwen3_fusion_reading.pmd::sdpa_math
+def sdpa_math_path(model, tensors) -> bool:
+    """Whether sdpa will run its math path only because the tensors are on meta: there the score
+    matrix and its softmax show up in the graph, where a GPU's fused attention never writes
+    them to memory. scan() leaves those chains out."""
+    attn = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    return attn == "sdpa" and any(t.is_meta for t in tensors)
+
+
+def _in_attention_softmax(c: Candidate) -> bool:
+    """A softmax chain inside an attention module (sdpa's math path on meta)."""
+    return "softmax" in c.patterns and c.module_type.endswith("Attention")
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::train_graph
