@@ -20,7 +20,9 @@ from .weave import execute, format_body, require_frozen, stage_package
 PALETTE_FILE = "templates/mermaid_palette.yaml"
 # text that every file the build writes contains: only such files are ever removed
 BANNER_MARK = "# GENERATED FILE - DO NOT EDIT."
-POST_MARK = "\ngenerator: qwen3-fusion-weave\n"  # a front-matter key: nothing a reader sees
+# every post the build writes has the series key in its front matter (posts/ holds no hand-written
+# page: a file there without it stops the build instead of being removed)
+POST_MARK = "\nseries: ["
 FREEZE_MARK = '"outputs": ['
 
 INDEX_START, INDEX_END = "<!-- posts:start -->", "<!-- posts:end -->"

@@ -120,7 +120,7 @@ def test_post_is_a_hugo_page(built):
     front, body = post.split("\n---\n", 1)
     assert front == (
         '---\ntitle: "样例文章"\ndate: 2026-12-02\nslug: sample-post\ndescription: "样例"\n'
-        'tags: ["sample"]\nseries: ["样例"]\nweight: 2\ngenerator: qwen3-fusion-weave'
+        'tags: ["sample"]\nseries: ["样例"]\nweight: 2'
     )
     assert "<!-- " not in body.split("<!--more-->")[0]  # nothing about how the page was made
     assert "\n# " not in body  # the title is given once, in the front matter
