@@ -6,6 +6,7 @@ python device_runs/emulate_casts.py OUT.json   (a GPU; --smoke: tiny shapes on t
 
 import datetime
 import json
+import subprocess
 import sys
 
 import torch
@@ -20,6 +21,10 @@ shapes = (128, 1024) if smoke else (128, 1024, 2048, 4096)
 out = {
     "meta": {
         "gpu": "cpu (smoke)" if smoke else torch.cuda.get_device_name(),
+        "driver": "none" if smoke else subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30,
+        ).stdout.split()[0],
         "torch": torch.__version__,
         "triton": triton.__version__,
         "transformers": transformers.__version__,
