@@ -211,7 +211,9 @@ def main(argv=None) -> int:
         prog="python -m qwen3_fusion.bench", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--out", default=os.path.join("src_literate", "results"), help="results folder")
-    p.add_argument("--command", default="python -m qwen3_fusion.bench", help="command recorded in meta")
+    p.add_argument(
+        "--command", default="python -m qwen3_fusion.bench", help="command recorded in meta"
+    )
     p.add_argument(
         "--only",
         default="",
