@@ -51,6 +51,7 @@ def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
     return _replace_children(model, make)
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::unpatch_qwen3_rmsnorm
 def unpatch_qwen3_rmsnorm(model: nn.Module) -> int:
     """Put back the Qwen3RMSNorm objects that patch_qwen3_rmsnorm replaced; -> how many."""
     return _replace_children(model, lambda child: getattr(child, "_qwen3_original", None))
