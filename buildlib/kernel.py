@@ -25,6 +25,8 @@ from .errors import BuildError
 from .source import PACKAGE, Chunk, Source
 
 MAX_OUTPUT_BYTES = 1_000_000  # per chunk: a post is read by people, a freeze is reviewed in diffs
+FLOODED = f"printed more than {MAX_OUTPUT_BYTES / 1e6:g} MB"
+FLOOD_GRACE_S = 10  # after the interrupt, how long a flooding chunk may take to stop
 MIRRORED = "src_literate"  # what a chunk finds under its working folder
 MIRROR_SKIP = ("_freeze", "__pycache__")
 AUDIT_MODULE = "_qwen3_fusion_build_audit"
@@ -116,6 +118,7 @@ def _client_class():
     class Client(NotebookClient):
         printed = 0  # characters the current chunk printed
         flooded = False
+        kill_timer = None  # set with flooded
 
         def output(self, outs, msg, display_id, cell_index):
             content = msg.get("content", {})
@@ -127,6 +130,12 @@ def _client_class():
             if not self.flooded:  # a loop that prints forever would fill the memory
                 self.flooded = True
                 asyncio.ensure_future(self.km.interrupt_kernel())
+                # an interrupt that lands while the kernel sends its reply can lose the reply
+                # (seen on a loaded machine: the chunk then "ran past" its limit); a kernel still
+                # busy after a grace period is stopped, which ends the cell at once
+                self.kill_timer = asyncio.get_event_loop().call_later(
+                    FLOOD_GRACE_S, lambda: asyncio.ensure_future(self.km.shutdown_kernel(now=True))
+                )
             return None
 
     return Client
@@ -179,17 +188,24 @@ def run_chunks(
                 try:
                     client.execute_cell(cell, k)
                 except CellTimeoutError:
+                    if client.flooded:
+                        client.kill_timer.cancel()
+                        raise _stopped(src, chunk, FLOODED) from None
                     raise _stopped(
                         src,
                         chunk,
                         f"ran past its {client.timeout} s limit (raise it with timeout=<seconds>)",
                     ) from None
                 except DeadKernelError:
+                    if client.flooded:  # stopped by the flood's grace timer
+                        client.kill_timer.cancel()
+                        raise _stopped(src, chunk, FLOODED) from None
                     raise _stopped(
                         src, chunk, f"the kernel process died ({_exit_of(client)}) while it ran"
                     ) from None
                 if client.flooded:
-                    raise _stopped(src, chunk, f"printed more than {MAX_OUTPUT_BYTES / 1e6:g} MB")
+                    client.kill_timer.cancel()
+                    raise _stopped(src, chunk, FLOODED)
                 if chunk is None:
                     _raise_on_error(cell.outputs, src, None)
                     continue

@@ -243,6 +243,19 @@ BAD = [
         "chunk line 30 stopped: printed more than 1 MB",
     ),
     (
+        # the interrupt is ignored (or its reply lost): the grace timer stops the kernel
+        "chunk prints 2 MB and ignores the interrupt",
+        lambda p: replace(
+            p,
+            PMD,
+            "print(scale(21))",
+            "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN);"
+            " print('x' * 2_000_000); time.sleep(600)",
+        ),
+        f"{PMD}:30",
+        "chunk line 30 stopped: printed more than 1 MB",
+    ),
+    (
         "chunk prints NUL",
         lambda p: replace(p, PMD, "print(scale(21))", "print('a\\0b')"),
         f"{PMD}:30",
