@@ -185,27 +185,20 @@ def run_chunks(
                 client.timeout = chunk.timeout if chunk else 120
                 client.printed = 0
                 t0 = time.monotonic()
+                failed = None
                 try:
                     client.execute_cell(cell, k)
                 except CellTimeoutError:
-                    if client.flooded:
-                        client.kill_timer.cancel()
-                        raise _stopped(src, chunk, FLOODED) from None
-                    raise _stopped(
-                        src,
-                        chunk,
-                        f"ran past its {client.timeout} s limit (raise it with timeout=<seconds>)",
-                    ) from None
+                    failed = (
+                        f"ran past its {client.timeout} s limit (raise it with timeout=<seconds>)"
+                    )
                 except DeadKernelError:
-                    if client.flooded:  # stopped by the flood's grace timer
-                        client.kill_timer.cancel()
-                        raise _stopped(src, chunk, FLOODED) from None
-                    raise _stopped(
-                        src, chunk, f"the kernel process died ({_exit_of(client)}) while it ran"
-                    ) from None
-                if client.flooded:
+                    failed = f"the kernel process died ({_exit_of(client)}) while it ran"
+                if client.flooded:  # however the cell ended: the grace timer may have stopped it
                     client.kill_timer.cancel()
                     raise _stopped(src, chunk, FLOODED)
+                if failed:
+                    raise _stopped(src, chunk, failed)
                 if chunk is None:
                     _raise_on_error(cell.outputs, src, None)
                     continue

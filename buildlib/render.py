@@ -264,9 +264,4 @@ def post_values(
         "min_versions_ran": bool(src.meta.get("min_versions")),
         "gpu_runs": gpu_runs,
         "nav": nav,
-        "source": src.rel,
-        # the code's repository: None while series.yaml marks its URL a placeholder
-        "repository": None
-        if series.repository is None or series.repository.placeholder
-        else series.repository.url,
     }
