@@ -59,7 +59,7 @@ import torch
 from qwen3_fusion.configs import ConfigError, build_model, check_size, load_config
 from qwen3_fusion.fusion_groups import is_symbolic
 from qwen3_fusion.reading import ExportError
-from qwen3_fusion.signals import GPUS, SMALL_BYTES, format_table, scan, total
+from qwen3_fusion.signals import GPUS, SMALL_BYTES, cost_model, format_table, scan, total
 
 SCHEMA_VERSION = 2
 
@@ -260,8 +260,7 @@ def scan_config(
         "small_bytes": small_bytes,
         "note": note,
         "gpu": gpu,
-        "gbps": gbps if gbps is not None else GPUS[gpu]["gbps"],
-        "launch_us": launch_us if launch_us is not None else GPUS[gpu]["launch_us"],
+        **cost_model(gpu, gbps, launch_us),
         "inductor": inductor,
     }
     return cands, meta

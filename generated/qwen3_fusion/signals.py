@@ -26,6 +26,7 @@ __all__ = [
     "SETUP_BYTES",
     "SIGNALS",
     "SMALL_BYTES",
+    "cost_model",
     "format_bytes",
     "format_table",
     "joint_graph",
@@ -110,6 +111,12 @@ def _example(model, example_inputs, example_kwargs) -> tuple:
     return tuple(example_inputs), kwargs
 
 
+def cost_model(gpu: str, gbps=None, launch_us=None) -> dict:
+    """{gbps, launch_us} of a GPU in GPUS, with the figures given overriding it (0 counts)."""
+    given = {"gbps": gbps, "launch_us": launch_us}
+    return {k: v if given[k] is None else given[k] for k, v in GPUS[gpu].items()}
+
+
 def scan(
     model,
     example_inputs=(),
@@ -134,8 +141,7 @@ def scan(
     its figures. inductor=True also compiles the graph (seconds to minutes) and sets each
     candidate's `inductor`. Raises ExportError if torch.export rejects the model or inputs.
     """
-    given = (("gbps", gbps), ("launch_us", launch_us))
-    cost = {**GPUS[gpu], **{k: v for k, v in given if v is not None}}
+    cost = cost_model(gpu, gbps, launch_us)
     args, kwargs = _example(model, example_inputs, example_kwargs)
     if backward:
         gm, flat, live = training_graph(model, args, kwargs)
