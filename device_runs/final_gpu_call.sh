@@ -12,6 +12,6 @@ python3 -c "import torch, triton, transformers; print(torch.__version__, triton.
 timeout 200 python3 -m pytest -q -p no:warnings tests/test_rmsnorm.py tests/test_patching.py tests/test_signals.py \
   tests/test_scanner_families.py 2>&1 | tee "$OUT/cuda_tests.txt" | tail -6
 for post in triton-rmsnorm-kernel qwen3-fusion-reading; do
-  mkdir -p /tmp/reader_$post && (cd /tmp/reader_$post && timeout 180 python3 "$OLDPWD/device_runs/post_blocks/$post.py") \
+  mkdir -p /tmp/reader_$post && (cd /tmp/reader_$post && timeout 180 python3 "$OLDPWD/device_runs/run_post_blocks.py" "$OLDPWD/device_runs/post_blocks/$post.json") \
     > "$OUT/blocks_$post.txt" 2>&1; echo "$post rc=$?"; grep -a "^ok\|^skip\|^FAIL" "$OUT/blocks_$post.txt" | tail -40
 done
