@@ -64,3 +64,30 @@ def test_unknown_section_is_a_usage_error(tmp_path):
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--only", "hots", "--out", str(tmp_path)]
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "unknown section(s) hots" in run.stderr
+
+
+def test_host_issue_is_the_median_of_its_samples(smoke):
+    from qwen3_fusion.train_step import HOST_SAMPLES
+
+    _, res = smoke
+    for r in res["train_steps"]["smoke"]:
+        samples = r["host_issue_ms_samples"]
+        assert len(samples) == HOST_SAMPLES and r["host_issue_ms"] == sorted(samples)[len(samples) // 2]
+
+
+def test_liger_patch_of_qwen3_globals_is_undone():
+    """Liger's apply_liger_kernel_to_qwen3 rebinds modeling_qwen3's globals (RoPE, norm and MLP
+    classes); the training bench must put them back, or later variants run Liger's kernels."""
+    from transformers.models.qwen3 import modeling_qwen3
+
+    from qwen3_fusion.train_step import qwen3_globals_kept
+
+    before = dict(vars(modeling_qwen3))
+    with pytest.raises(RuntimeError, match="variant failed"):
+        with qwen3_globals_kept():
+            modeling_qwen3.apply_rotary_pos_emb = lambda *a: a
+            modeling_qwen3.Qwen3RMSNorm = object
+            modeling_qwen3.added_by_a_patch = 1
+            raise RuntimeError("variant failed")
+    after = dict(vars(modeling_qwen3))
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)

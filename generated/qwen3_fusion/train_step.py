@@ -11,6 +11,7 @@ Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is
 """
 
 __all__ = [
+    "HOST_SAMPLES",
     "SMOKE_CONFIG",
     "TRAIN_CONFIG",
     "TRAIN_CONFIGS",
@@ -20,6 +21,7 @@ __all__ = [
     "main",
     "make_batch",
     "model_config",
+    "qwen3_globals_kept",
     "run_steps",
     "train_step_bench",
     "train_table",
@@ -28,6 +30,7 @@ __all__ = [
 
 # %% src_literate/post2_triton_rmsnorm.pmd::train_step_head
 import argparse
+import contextlib
 import sys
 import time
 
@@ -46,7 +49,9 @@ TRAIN_CONFIG_1P7B = dict(TRAIN_CONFIG, layers=6, hidden=2048, intermediate=6144,
 TRAIN_CONFIGS = {"qwen3_0.6b_8l": TRAIN_CONFIG, "qwen3_1.7b_6l": TRAIN_CONFIG_1P7B}
 SMOKE_CONFIG = dict(TRAIN_CONFIG, layers=2, hidden=64, heads=4, kv_heads=2, head_dim=16,
                     intermediate=128, vocab=256, batch=2, seq=16, warmup_steps=1, timed_steps=2)  # fmt: skip
-TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "compile", "compile_ours"]
+TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "liger_full", "compile",
+                  "compile_ours"]  # fmt: skip
+HOST_SAMPLES = 5
 
 
 def model_config(cfg: dict):
@@ -65,16 +70,19 @@ def model_config(cfg: dict):
 
 def build_variant(variant: str, state, config):
     """A bf16 Qwen3ForCausalLM with the given weights (or fresh seeded ones), RMSNorm per variant:
-    hf; ours_fwd (our forward, PyTorch backward); ours_fwd_bwd; liger (class swap before build);
+    hf; ours_fwd (our forward, PyTorch backward); ours_fwd_bwd; liger / liger_inplace (LigerRMSNorm
+    with in_place False / True, Liger's default; class swap before build); liger_full (Liger's
+    `apply_liger_kernel_to_qwen3` with its defaults: RoPE, SwiGLU, RMSNorm and the fused linear
+    cross-entropy; it rebinds modeling_qwen3's globals, so call it inside `qwen3_globals_kept()`);
     compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op)."""
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
 
     original = modeling_qwen3.Qwen3RMSNorm
-    if variant == "liger":  # class swap: affects models built from now on, so undo it at once
+    if variant in ("liger", "liger_inplace"):  # class swap: affects later builds, so undo it at once
         from qwen3_fusion.bench_norms import liger_rmsnorm_class
 
-        modeling_qwen3.Qwen3RMSNorm = liger_rmsnorm_class()
+        modeling_qwen3.Qwen3RMSNorm = liger_rmsnorm_class(in_place=variant == "liger_inplace")
     try:
         with torch.device(bc.DEVICE):
             model = Qwen3ForCausalLM(config).to(torch.bfloat16)
@@ -86,6 +94,10 @@ def build_variant(variant: str, state, config):
         from qwen3_fusion.patching import patch_qwen3_rmsnorm
 
         patch_qwen3_rmsnorm(model, backward="torch" if variant == "ours_fwd" else "triton")
+    if variant == "liger_full":
+        from liger_kernel.transformers import apply_liger_kernel_to_qwen3
+
+        apply_liger_kernel_to_qwen3(model=model)
     model.train()
     return torch.compile(model) if variant.startswith("compile") else model
 
@@ -130,9 +142,32 @@ def _elapsed_ms(a, b) -> float:
     return (b - a) * 1e3 if bc.SMOKE else a.elapsed_time(b)
 
 
+@contextlib.contextmanager
+def qwen3_globals_kept():
+    """Put modeling_qwen3's module globals back on exit: Liger's patch rebinds them (RoPE, the
+    norm and MLP classes), and the attention code reads them at call time, so a later variant
+    would silently run Liger's kernels."""
+    from transformers.models.qwen3 import modeling_qwen3
+
+    saved = dict(vars(modeling_qwen3))
+    try:
+        yield
+    finally:
+        for name in [k for k in vars(modeling_qwen3) if k not in saved]:
+            delattr(modeling_qwen3, name)
+        for name, value in saved.items():
+            if vars(modeling_qwen3).get(name) is not value:
+                setattr(modeling_qwen3, name, value)
+
+
 def train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     """Median step time of one variant (device events between steps), tokens/s, peak memory,
     host time to issue a step, and the first three losses."""
+    with qwen3_globals_kept():
+        return _train_step_bench(variant, state, batch, cfg)
+
+
+def _train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     if not bc.SMOKE:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
@@ -142,18 +177,23 @@ def train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     setup_s = time.perf_counter() - t0  # build + compile + warm-up steps
     timed, more, _ = run_steps(model, batch, cfg["timed_steps"])
     ms = sorted(timed)[len(timed) // 2]
-    # host time to issue one step: from an idle device, until the Python call returns
+    # host time to issue one step: from an idle device, until the Python call returns; the median
+    # of HOST_SAMPLES such steps (one sample swings with the host's scheduling)
+    host = []
+    for _ in range(HOST_SAMPLES):
+        bc.sync()
+        t = time.perf_counter()
+        model(input_ids=batch, labels=batch).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        host.append((time.perf_counter() - t) * 1e3)
     bc.sync()
-    t = time.perf_counter()
-    model(input_ids=batch, labels=batch).loss.backward()
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-    host_ms = (time.perf_counter() - t) * 1e3
-    bc.sync()
+    host_ms = sorted(host)[len(host) // 2]
     peak = 0.0 if bc.SMOKE else torch.cuda.max_memory_allocated() / 1e9
     losses += more
     out = {"variant": variant, "step_ms": ms, "tokens_per_s": batch.numel() / ms * 1e3,
-           "peak_gb": peak, "host_issue_ms": host_ms, "setup_s": setup_s,
+           "peak_gb": peak, "host_issue_ms": host_ms, "host_issue_ms_samples": host,
+           "setup_s": setup_s,
            "losses_first3": losses[:3], "loss_last": losses[-1]}  # fmt: skip
     del model, opt
     torch._dynamo.reset()
