@@ -79,7 +79,8 @@ def build_variant(variant: str, state, config):
     from transformers.models.qwen3 import modeling_qwen3
 
     original = modeling_qwen3.Qwen3RMSNorm
-    if variant in ("liger", "liger_inplace"):  # class swap: affects later builds, so undo it at once
+    # liger / liger_inplace: a class swap affects every later build, so it is undone at once
+    if variant in ("liger", "liger_inplace"):
         from qwen3_fusion.bench_norms import liger_rmsnorm_class
 
         modeling_qwen3.Qwen3RMSNorm = liger_rmsnorm_class(in_place=variant == "liger_inplace")
