@@ -431,10 +431,7 @@ rms_norm_fwd_op.register_autograd(RMSNormFunction.backward, setup_context=_setup
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm
 def rms_norm(x, weight, eps: float = 1e-6, backward: str = "triton"):
-    """Differentiable Qwen3 RMSNorm: x (..., N), weight (N,) -> (..., N).
-
-    backward="triton" runs the Triton backward; "torch" the PyTorch formula (fwd-only tier).
-    """
+    """Differentiable Qwen3 RMSNorm (backward "triton", or "torch" for the fwd-only tier)."""
     if backward not in ("triton", "torch"):
         raise ValueError(f"rms_norm: backward must be 'triton' or 'torch', got {backward!r}")
     if torch.compiler.is_compiling():
