@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -255,4 +256,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    if code in (128 + signal.SIGINT, 128 + signal.SIGTERM):
+        # Interrupted: every cleanup already ran inside run_guarded. Leave now, so that the
+        # interpreter's shutdown cannot print a late traceback (an orphaned nbclient task's
+        # DeadKernelError) after the one-line "error: interrupted" message.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
