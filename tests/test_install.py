@@ -40,7 +40,19 @@ def venv(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env)], check=True)
     (wheel,) = wheels.glob("qwen3_fusion-*.whl")
     res = subprocess.run(
-        [str(env / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        # --ignore-installed: a qwen3-fusion already in the system site-packages would otherwise
+        # satisfy the requirement, and nothing (no console script) would land in the venv;
+        # --no-deps: the dependencies come from the system site-packages the venv sees
+        [
+            str(env / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--ignore-installed",
+            "--no-deps",
+            str(wheel),
+        ],  # fmt: skip
         capture_output=True,
         text=True,
     )
