@@ -602,6 +602,7 @@ def test_cli_json_schema_and_inductor_flag(capsys, tmp_path):
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == 2 and data["meta"]["inductor"] is True
+    assert data["meta"]["inductor_backend"] == "cpu"  # a bare --inductor means the CPU backend
     assert data["meta"]["launch_us"] == 5 and data["meta"]["gpu"] == "h200"
     cands = data["candidates"]
     assert all(c["inductor"] in ("fused", "partly", "not") for c in cands)
@@ -609,3 +610,16 @@ def test_cli_json_schema_and_inductor_flag(capsys, tmp_path):
     assert data["total"]["bytes_saved"] == sum(c["bytes_saved"] for c in top)
     for key in ("patterns", "parent", "us_saved", "launches_saved", "inductor"):
         assert key in cands[0]
+
+
+def test_inductor_backend_is_checked_before_any_work(capsys):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    with pytest.raises(ValueError, match="needs a CUDA device"):
+        scan(FiveOps(), X, inductor=True, inductor_backend="cuda")
+    with pytest.raises(ValueError, match="choose one of cpu, cuda"):
+        scan(FiveOps(), X, inductor=True, inductor_backend="tpu")
+    assert main(["--config", "qwen3-tiny", "--inductor", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no CUDA device" in err, err
+    assert main(["--config", "qwen3-tiny", "--inductor", "tpu"]) == 2  # argparse: invalid choice

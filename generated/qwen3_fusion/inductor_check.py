@@ -9,17 +9,20 @@ graph Inductor was given: the scanner's own graph, so the names match. A schedul
 (`torch._inductor.config._post_fusion_custom_pass`, private, in torch since 2.7) sees the
 kernels after fusion and stops the compile there: nothing is built, no C++ or Triton code.
 
-The graph is compiled for Inductor's CPU backend on fake tensors, whatever device the scan
-used (meta included). Its fusion decisions for memory-bound ops match the GPU (Triton)
-backend's in the cases tested (RMSNorm, RoPE, SwiGLU, residual add + norm); GEMM epilogues
-differ: Inductor fuses them only into its own GEMM templates (GPU, max-autotune), so a
-"gemm epilogue" reads "partly" at best here. A training step's graph (forward and backward in
+The graph is compiled on fake tensors, whatever device the scan used (meta included), for
+Inductor's CPU backend by default or for its CUDA (Triton) backend with backend="cuda" (needs a
+CUDA device; nothing runs on it). The two backends' fusion decisions for memory-bound ops
+agree in the cases tested (RMSNorm, RoPE, SwiGLU, residual add + norm); GEMM epilogues differ:
+Inductor fuses them only into its own GEMM templates (GPU, max-autotune), so on the CPU
+backend a "gemm epilogue" reads "partly" at best. A training step's graph (forward and backward in
 one) is compiled as one graph; torch.compile itself would partition it in two.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
 
 __all__ = [
+    "BACKENDS",
+    "check_backend",
     "compiled_kernels",
     "fusion_status",
     "inductor_column",
@@ -49,22 +52,26 @@ def _source_name(origin) -> str:
     return src.name
 
 
-def _fake_cpu(value, mode):
-    """A fake CPU tensor shaped like `value` (meta and CUDA tensors included); others as is."""
+def _fake_on(value, mode, device: str):
+    """A fake tensor on `device` shaped like `value` (meta tensors included); others as is."""
     if not isinstance(value, torch.Tensor):
         return value
     with mode:
-        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="cpu")
+        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device=device)
 
 
-def _cpu_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list) -> torch.fx.GraphModule:
-    """A copy of gm with flat inputs and outputs, fake CPU attributes and CPU device arguments
-    (node names kept); the scanned graph and its weights are not touched. Inputs that are not
-    tensors (use_cache=False) become constants: torch 2.11's Inductor refuses a bool input."""
+def _target_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list, device: str):
+    """A copy of gm with flat inputs and outputs, fake attributes and device arguments on
+    `device` (node names kept); the scanned graph and its weights are not touched. Inputs that
+    are not tensors (use_cache=False) become constants: torch 2.11's Inductor refuses a bool."""
     graph = torch.fx.Graph()
     env = {}
     attrs = {}
     values = iter(flat_inputs)  # one per placeholder, in order
+
+    def on(x):
+        return torch.device(device) if isinstance(x, torch.device) else x
+
     for n in gm.graph.nodes:
         if n.op == "call_module":  # export's input guards: no data
             continue
@@ -81,9 +88,9 @@ def _cpu_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list) -> torch.fx.Gr
             value = gm
             for part in n.target.split("."):
                 value = getattr(value, part)
-            attrs[n.target] = _fake_cpu(value, mode)
+            attrs[n.target] = _fake_on(value, mode, device)
         new = graph.node_copy(n, lambda a: env[a])
-        new.args, new.kwargs = pytree.tree_map(_cpu_device, (new.args, new.kwargs))
+        new.args, new.kwargs = pytree.tree_map(on, (new.args, new.kwargs))
         new.name = n.name
         # provenance starts here: a training step's nodes already point at the export graph's
         new.meta.pop("from_node", None)
@@ -91,13 +98,23 @@ def _cpu_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list) -> torch.fx.Gr
     return torch.fx.GraphModule(attrs, graph)
 
 
-def _cpu_device(x):
-    return torch.device("cpu") if isinstance(x, torch.device) else x
 
 
-def compiled_kernels(gm: torch.fx.GraphModule, flat_inputs: list) -> list:
+BACKENDS = ("cpu", "cuda")
+
+
+def check_backend(backend: str) -> None:
+    """Raise ValueError, in one line, for a backend Inductor cannot compile for here."""
+    if backend not in BACKENDS:
+        raise ValueError(f"Inductor backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if backend == "cuda" and not torch.cuda.is_available():
+        raise ValueError("Inductor backend 'cuda' needs a CUDA device; use 'cpu' on this machine")
+
+
+def compiled_kernels(gm: torch.fx.GraphModule, flat_inputs: list, backend: str = "cpu") -> list:
     """[(extern?, names of gm's nodes it computes)] for each kernel Inductor would generate
-    for `gm` (extern: a library call such as a GEMM or SDPA, not a generated kernel)."""
+    for `gm` (extern: a library call such as a GEMM or SDPA, not a generated kernel), with its
+    "cpu" or "cuda" backend."""
     from torch._inductor import config
     from torch._inductor.compile_fx import compile_fx
     from torch._inductor.scheduler import NopKernelSchedulerNode
@@ -116,16 +133,19 @@ def compiled_kernels(gm: torch.fx.GraphModule, flat_inputs: list) -> list:
             kernels.append((sn.is_extern() or sn.is_template(), names))
         raise _Stop
 
+    check_backend(backend)
+    # an indexed device: export's tensor-metadata asserts compare "cuda" and "cuda:0" as unequal
+    device = "cpu" if backend == "cpu" else f"cuda:{torch.cuda.current_device()}"
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    cpu = _cpu_graph(gm, mode, flat_inputs)
-    inputs = [_fake_cpu(t, mode) for t in flat_inputs if isinstance(t, torch.Tensor)]
+    target = _target_graph(gm, mode, flat_inputs, device)
+    inputs = [_fake_on(t, mode, device) for t in flat_inputs if isinstance(t, torch.Tensor)]
     patch = dict(_post_fusion_custom_pass=hook, fx_graph_cache=False, fx_graph_remote_cache=False)
     log = logging.getLogger("torch._inductor")
     level = log.level
     log.setLevel(logging.CRITICAL)  # Inductor logs the stop as a failed compile
     try:
         with config.patch(**patch):
-            compile_fx(cpu, inputs)
+            compile_fx(target, inputs)
     except Exception as e:  # noqa: BLE001 - the stop arrives wrapped by torch
         cause = e
         while cause is not None and not isinstance(cause, _Stop):

@@ -13,7 +13,8 @@ version, adding one does not:
     schema_version  int
     meta            model, config, layers, batch, seq, dtype, device, attn, train, profiled,
                     small_bytes, note (str or null), gpu, gbps (copy GB/s), launch_us,
-                    inductor (bool: the inductor column was computed)
+                    inductor (bool: the inductor column was computed),
+                    inductor_backend ("cpu" or "cuda" when it was; else null)
     total           bytes_saved, us_saved, launches_saved: sums over the rows with parent 0
     candidates      one object per row, in rank order:
       rank          1, 2, ... in display order; a nested row follows its parent
@@ -133,8 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--inductor",
-        action="store_true",
-        help="also compile the graph with Inductor and say what it fuses (slower)",
+        nargs="?",
+        const="cpu",
+        choices=("cpu", "cuda"),
+        help="also compile the graph with Inductor's cpu (default) or cuda backend and say "
+        "what it fuses (slower; cuda needs a GPU, nothing runs on it)",
     )
     p.add_argument(
         "--max-gb",
@@ -182,6 +186,7 @@ def scan_config(
     gbps=None,
     launch_us=None,
     inductor=False,
+    inductor_backend="cpu",
     max_bytes=None,
 ) -> tuple:
     """Build a random-weight causal LM from a config name, config.json or checkpoint folder,
@@ -196,6 +201,8 @@ def scan_config(
         raise ConfigError(f"--seq, --batch, --layers must be >= 1 (got {seq}, {batch}, {layers})")
     if str(device).startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"--device {device}: no CUDA device on this machine")
+    if inductor and inductor_backend == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--inductor cuda: no CUDA device on this machine (use --inductor cpu)")
     try:
         config = load_config(spec)
         has = getattr(config, "num_hidden_layers", None)
@@ -240,6 +247,7 @@ def scan_config(
             small_bytes=small_bytes,
             backward=train,
             inductor=inductor,
+            inductor_backend=inductor_backend,
             **cost,
         )
     except (RuntimeError, ValueError, TypeError) as e:
@@ -262,6 +270,7 @@ def scan_config(
         "gpu": gpu,
         **cost_model(gpu, gbps, launch_us),
         "inductor": inductor,
+        "inductor_backend": inductor_backend if inductor else None,
     }
     return cands, meta
 
@@ -306,7 +315,8 @@ def main(argv=None) -> int:
                 gpu=args.gpu,
                 gbps=args.gbps,
                 launch_us=args.launch_us,
-                inductor=args.inductor,
+                inductor=bool(args.inductor),
+                inductor_backend=args.inductor or "cpu",
                 max_bytes=args.max_gb * 1e9 if args.max_gb else None,
             )
     except (ConfigError, ExportError) as e:

@@ -61,7 +61,7 @@ from qwen3_fusion.candidates import (
     profile_nodes,
 )
 from qwen3_fusion.fusion_groups import OpGraph, find_groups, is_symbolic
-from qwen3_fusion.inductor_check import compiled_kernels, inductor_column
+from qwen3_fusion.inductor_check import check_backend, compiled_kernels, inductor_column
 from qwen3_fusion.reading import ExportError, export_graph
 
 SIGNALS = {
@@ -131,6 +131,7 @@ def scan(
     gbps=None,
     launch_us=None,
     inductor=False,
+    inductor_backend="cpu",
 ) -> list:
     """Ranked fusion candidates of `model` for the example inputs (see the module docstring).
 
@@ -138,10 +139,13 @@ def scan(
     model or the inputs are on the meta device; without a profile every op counts as one
     launch. backward=True scans one training step, forward and backward (the outputs must
     hold a loss: pass labels). gpu names the cost model (GPUS); gbps and launch_us override
-    its figures. inductor=True also compiles the graph (seconds to minutes) and sets each
-    candidate's `inductor`. Raises ExportError if torch.export rejects the model or inputs.
+    its figures. inductor=True also compiles the graph (seconds to minutes) with Inductor's
+    `inductor_backend` ("cpu" or "cuda") and sets each candidate's `inductor`. Raises
+    ExportError if torch.export rejects the model or inputs.
     """
     cost = cost_model(gpu, gbps, launch_us)
+    if inductor:
+        check_backend(inductor_backend)  # before the export, which can take minutes
     args, kwargs = _example(model, example_inputs, example_kwargs)
     if backward:
         gm, flat, live = training_graph(model, args, kwargs)
@@ -174,7 +178,7 @@ def scan(
     if inductor:
         gemms = {n.name for n in g.nodes if g.kind[n] == "gemm"}
         try:
-            inductor_column(cands, compiled_kernels(gm, flat), gemms)
+            inductor_column(cands, compiled_kernels(gm, flat, inductor_backend), gemms)
         except Exception as e:  # noqa: BLE001 - any compile failure is one line in the column
             raise ExportError(f"Inductor could not compile the scanned graph: {e}") from None
     return _rank(cands, cost["gbps"], cost["launch_us"])
