@@ -290,7 +290,7 @@ def _same_size(a, b) -> bool:
 
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::group_rule
-def may_fuse(g: OpGraph, a, b) -> bool:
+def may_fuse(g: "OpGraph", a, b) -> bool:
     """Whether memory-bound op `a` and its consumer `b` may share one kernel."""
     if g.live[a] != g.live[b]:  # mask / position work never joins work on weights
         return False
@@ -300,7 +300,7 @@ def may_fuse(g: OpGraph, a, b) -> bool:
     return g.in_leaf(b) and not g.in_leaf(a) and is_pointwise(a) and _same_size(a, b)
 
 
-def memory_groups(g: OpGraph) -> list:
+def memory_groups(g: "OpGraph") -> list:
     """Vertical fusion in graph order: each op joins its producers' groups while no path
     leaves the group through another op and comes back (one kernel could run it)."""
     group_of, groups, fresh = {}, {}, 0
