@@ -98,8 +98,6 @@ def _target_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list, device: str
     return torch.fx.GraphModule(attrs, graph)
 
 
-
-
 BACKENDS = ("cpu", "cuda")
 
 
