@@ -247,7 +247,9 @@ def post_values(
         meta = r.get("meta") if isinstance(r, dict) else None
         if f"{name}.json" not in read or not isinstance(meta, dict) or not meta.get("gpu"):
             continue
-        key = tuple((k, str(meta.get(k, "?"))) for k in ("gpu", "torch", "triton", "transformers"))
+        # the scanner's JSON uses "gpu" for its cost model ("h200"): the device is then "gpu_name"
+        device = meta.get("gpu_name") or meta["gpu"]
+        key = (("gpu", str(device)),) + tuple((k, str(meta.get(k, "?"))) for k in ("torch", "triton", "transformers"))
         runs.setdefault(key, []).append(str(meta.get("date", "?"))[:10])
     gpu_runs = [{**dict(k), "date": " 至 ".join(sorted({min(d), max(d)}))} for k, d in runs.items()]
     return {
