@@ -80,6 +80,26 @@ def _rmsnorm_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::plan
+def _vec(*ints: int, element_size: int) -> int:
+    """Largest element count of at most 16 bytes that divides every value in ints."""
+    vec = 16 // element_size
+    while vec > 1 and any(i % vec for i in ints):
+        vec //= 2
+    return vec
+
+
+@functools.cache
+def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) -> tuple:
+    """Everything about a launch that depends only on (N, dtypes, device), computed once:
+    (BLOCK_M, BLOCK_N, num_warps, num_stages, programs per device for the backward)."""
+    sms, smem = _device_info(device.index) if device.type == "cuda" else (1, INTERPRET_SMEM)
+    config = tile_config(n_cols, dtype, backward, dy_dtype, smem)
+    k = config.kwargs
+    block_n = triton.next_power_of_2(n_cols)
+    return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
+
+
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
 # Launch configs by row width N: a row serves every N up to its bound. They were picked from an
 # H200 sweep at N = 128, 256, 384, 896, 1024, 2048, 2560, 4096, 5120; the 512, 3072 and 6144 rows
@@ -121,26 +141,7 @@ def _device_info(index: int) -> tuple[int, int]:
     return props.multi_processor_count, props.shared_memory_per_block_optin
 
 
-@functools.cache
-def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) -> tuple:
-    """Everything about a launch that depends only on (N, dtypes, device), computed once:
-    (BLOCK_M, BLOCK_N, num_warps, num_stages, programs per device for the backward)."""
-    sms, smem = _device_info(device.index) if device.type == "cuda" else (1, INTERPRET_SMEM)
-    config = tile_config(n_cols, dtype, backward, dy_dtype, smem)
-    k = config.kwargs
-    block_n = triton.next_power_of_2(n_cols)
-    return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
-
-
 # %% src_literate/post2_triton_rmsnorm.pmd::launch
-def _vec(*ints: int, element_size: int) -> int:
-    """Largest element count of at most 16 bytes that divides every value in ints."""
-    vec = 16 // element_size
-    while vec > 1 and any(i % vec for i in ints):
-        vec //= 2
-    return vec
-
-
 def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
     """Launch with the cached plan (see _plan); tensors are the (M, N) row-strided operands."""
     n_cols = tensors[0].shape[1]
