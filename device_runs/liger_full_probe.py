@@ -13,6 +13,12 @@ from qwen3_fusion import bench_common as bc
 from qwen3_fusion import train_step as ts
 
 OUT = os.environ.get("OUT", ".")
+# `--profile flce_only` adds groups to the profiled ones; `--name h200_flce_profile` names the outputs
+# ($OUT/NAME.json, $OUT/NAME.txt); `--groups hf,flce_only` measures only those groups
+ARGS = dict(a.split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+PROFILED = {"hf", "full", *filter(None, ARGS.get("--profile", "").split(","))}
+ONLY = [g for g in ARGS.get("--groups", "").split(",") if g]
+NAME = ARGS.get("--name")
 GROUPS = {  # keyword arguments of apply_liger_kernel_to_qwen3; False = HF's code for that group
     "hf": None,
     "flce_only": dict(rope=False, rms_norm=False, swiglu=False, fused_linear_cross_entropy=True),
@@ -42,7 +48,7 @@ def measure(name, state, batch, cfg):
         out = {"group": name, "step_ms": sorted(ms)[len(ms) // 2], "peak_gb": torch.cuda.max_memory_allocated() / 1e9,
                "loss0": losses[0]}
         text = ""
-        if name in ("hf", "full"):
+        if name in PROFILED:
             from torch.profiler import ProfilerActivity, profile
 
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -71,7 +77,7 @@ def main():
         del ref
         batch = ts.make_batch(cfg)
         rows = []
-        for name in GROUPS:
+        for name in ONLY or GROUPS:
             try:
                 r, text = measure(name, state, batch, cfg)
             except Exception as exc:  # noqa: BLE001
@@ -82,8 +88,9 @@ def main():
             if text:
                 texts.append(f"## {key} {name}\n{text}\n")
         res["configs"][key] = rows
-    bc.write_json(res, os.path.join(OUT, "h200_liger_full.json"))
-    bc.write_text(os.path.join(OUT, "liger_full_profile.txt"), "\n".join(texts))
+    json_name, text_name = (f"{NAME}.json", f"{NAME}.txt") if NAME else ("h200_liger_full.json", "liger_full_profile.txt")
+    bc.write_json(res, os.path.join(OUT, json_name))
+    bc.write_text(os.path.join(OUT, text_name), bc.header(res["meta"], "key_averages per profiled group") + "\n".join(texts))
     return 0
 
 
