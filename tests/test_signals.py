@@ -623,3 +623,12 @@ def test_inductor_backend_is_checked_before_any_work(capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "no CUDA device" in err, err
     assert main(["--config", "qwen3-tiny", "--inductor", "tpu"]) == 2  # argparse: invalid choice
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_inductor_cuda_backend_fuses_the_chain():
+    (chain,) = scan(FiveOps(), X, inductor=True, inductor_backend="cuda")
+    assert chain.inductor == "fused"  # Triton codegen: the five pointwise ops in one kernel
+    qwen = scan(_tiny(), IDS[:, :8], inductor=True, inductor_backend="cuda")
+    status = {c.label: c.inductor for c in qwen}
+    assert status["Qwen3RMSNorm"] == "fused" and status["Qwen3MLP: SwiGLU"] == "fused"
