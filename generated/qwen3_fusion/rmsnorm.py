@@ -100,6 +100,44 @@ def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) ->
     return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::launch
+def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
+    """Launch with the cached plan (see _plan); tensors are the (M, N) row-strided operands."""
+    n_cols = tensors[0].shape[1]
+    strides = [t.stride(0) for t in tensors]
+    vec = _vec(n_cols, *strides, element_size=min(t.element_size() for t in tensors))
+    # strides and n_cols go in units of VEC elements (see the kernels)
+    args = (*args, *[s // vec for s in strides], n_cols // vec)
+    launch(kernel, grid, args, dict(BLOCK_M=plan[0], BLOCK_N=plan[1], VEC=vec, **meta), plan[2])
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
+def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
+    """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
+
+    x and weight may have any strides. y has dtype promote_types(x.dtype, weight.dtype) like
+    Qwen3RMSNorm. Pass `out` / `rstd` (contiguous) to receive the results in your own buffers.
+    """
+    _check_args(x, weight)
+    out_dtype = torch.promote_types(x.dtype, weight.dtype)
+    if out is None:
+        out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    else:
+        _check_buffer("out", out, x.shape, out_dtype, x.device)
+    if rstd is None:
+        rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
+    else:
+        _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
+    x2 = _rows(x)
+    n_rows, n_cols = x2.shape
+    if n_rows > 0:
+        plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
+        y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
+        args = (x2, _unit(weight), y2, rstd, n_rows, eps)
+        _launch(_rmsnorm_fwd_kernel, grid, args, (x2, y2), plan)
+    return out, rstd
+
+
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
 # Launch configs by row width N: a row serves every N up to its bound. They were picked from an
 # H200 sweep at N = 128, 256, 384, 896, 1024, 2048, 2560, 4096, 5120; the 512, 3072 and 6144 rows
@@ -141,17 +179,6 @@ def _device_info(index: int) -> tuple[int, int]:
     return props.multi_processor_count, props.shared_memory_per_block_optin
 
 
-# %% src_literate/post2_triton_rmsnorm.pmd::launch
-def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
-    """Launch with the cached plan (see _plan); tensors are the (M, N) row-strided operands."""
-    n_cols = tensors[0].shape[1]
-    strides = [t.stride(0) for t in tensors]
-    vec = _vec(n_cols, *strides, element_size=min(t.element_size() for t in tensors))
-    # strides and n_cols go in units of VEC elements (see the kernels)
-    args = (*args, *[s // vec for s in strides], n_cols // vec)
-    launch(kernel, grid, args, dict(BLOCK_M=plan[0], BLOCK_N=plan[1], VEC=vec, **meta), plan[2])
-
-
 # %% src_literate/post2_triton_rmsnorm.pmd::check_args
 def _describe(name: str, t: torch.Tensor) -> str:
     return f"{name} of shape {tuple(t.shape)} and dtype {t.dtype} on {t.device}"
@@ -179,6 +206,13 @@ def _raise_bad_args(x: torch.Tensor, weight: torch.Tensor) -> None:
     raise ValueError(f"{where}: Triton needs CUDA tensors (or TRITON_INTERPRET=1)")
 
 
+def _check_dy(dy: torch.Tensor, x: torch.Tensor) -> None:
+    """The backward's incoming gradient must match x in shape and device, in any float dtype."""
+    if dy.shape != x.shape or dy.dtype not in _FLOAT_DTYPES or dy.device != x.device:
+        got = _describe("dy", dy)
+        raise ValueError(f"rms_norm backward: {got} does not match {_describe('x', x)}")
+
+
 def _check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
     """A caller's output buffer must be contiguous with the shape, dtype and device expected."""
     if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != device:
@@ -201,33 +235,6 @@ def _rows(t: torch.Tensor) -> torch.Tensor:
 def _unit(w: torch.Tensor) -> torch.Tensor:
     """The weight with unit stride: the kernels index it as w_ptr + col."""
     return w if w.is_contiguous() else w.contiguous()
-
-
-# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
-def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
-    """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
-
-    x and weight may have any strides. y has dtype promote_types(x.dtype, weight.dtype) like
-    Qwen3RMSNorm. Pass `out` / `rstd` (contiguous) to receive the results in your own buffers.
-    """
-    _check_args(x, weight)
-    out_dtype = torch.promote_types(x.dtype, weight.dtype)
-    if out is None:
-        out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    else:
-        _check_buffer("out", out, x.shape, out_dtype, x.device)
-    if rstd is None:
-        rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
-    else:
-        _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
-    x2 = _rows(x)
-    n_rows, n_cols = x2.shape
-    if n_rows > 0:
-        plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
-        y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
-        args = (x2, _unit(weight), y2, rstd, n_rows, eps)
-        _launch(_rmsnorm_fwd_kernel, grid, args, (x2, y2), plan)
-    return out, rstd
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward_torch
@@ -317,15 +324,11 @@ def _rmsnorm_dw_kernel(
 def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_dw=True):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
-    dy (any float dtype, any strides) is only read. dW is summed from an fp32 (programs, N)
-    buffer in a fixed order by a second small kernel, so it is bitwise reproducible; pass
-    `dw_partial` to choose the number of programs yourself. compute_dw=False skips dW (no
-    buffer, no reduction) and returns dw None.
+    dy (any float dtype, any strides) is only read. Pass `dw_partial` (programs, N) fp32 to fix
+    the number of programs; compute_dw=False skips dW and returns dw None.
     """
     _check_args(x, weight)
-    if dy.shape != x.shape or dy.dtype not in _FLOAT_DTYPES or dy.device != x.device:
-        got = _describe("dy", dy)
-        raise ValueError(f"rms_norm backward: {got} does not match {_describe('x', x)}")
+    _check_dy(dy, x)
     _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
     if dx is None:
         dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
