@@ -85,15 +85,34 @@ def _target_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list, device: str
             graph.output(tuple(a for a in leaves if isinstance(a, torch.fx.Node)))
             continue
         if n.op == "get_attr":
-            value = gm
-            for part in n.target.split("."):
-                value = getattr(value, part)
-            attrs[n.target] = _fake_on(value, mode, device)
+            attrs[n.target] = _attr_on(gm, n.target, mode, device)
         new = graph.node_copy(n, lambda a: env[a])
         new.args, new.kwargs = pytree.tree_map(on, (new.args, new.kwargs))
         new.name = n.name
         # provenance starts here: a training step's nodes already point at the export graph's
         new.meta.pop("from_node", None)
+        env[n] = new
+    return torch.fx.GraphModule(attrs, graph)
+
+
+def _attr_on(gm: torch.fx.GraphModule, target: str, mode, device: str):
+    """gm's attribute `target` on `device`: a tensor as a fake one; the body of a higher-order
+    op (a forward scan's `wrap_with_set_grad_enabled` around RoPE's inv_freq) as a copy whose
+    device arguments and tensors are moved too, else Inductor sees two devices."""
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    if not isinstance(value, torch.fx.GraphModule):
+        return _fake_on(value, mode, device)
+    graph, env, attrs = torch.fx.Graph(), {}, {}
+    for n in value.graph.nodes:
+        if n.op == "get_attr":
+            attrs[n.target] = _attr_on(value, n.target, mode, device)
+        new = graph.node_copy(n, lambda a: env[a])
+        new.args, new.kwargs = pytree.tree_map(
+            lambda x: torch.device(device) if isinstance(x, torch.device) else x,
+            (new.args, new.kwargs),
+        )
         env[n] = new
     return torch.fx.GraphModule(attrs, graph)
 
