@@ -1,0 +1,51 @@
+"""Liger FLCE alone with a larger chunk budget: chunk_mem_const 1 (Liger 0.8.5's default for Qwen3),
+4 and 16, beside HF eager, Qwen3-0.6B x 8 layers, 4 x 2048 (post 1 §5.1). lce_forward passes no
+chunk_mem_const for Qwen3, so the ops function is wrapped to force it. Writes
+$OUT/h200_flce_chunks.json."""
+
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+import liger_full_probe as probe  # noqa: E402
+from qwen3_fusion import bench_common as bc  # noqa: E402
+from qwen3_fusion import train_step as ts  # noqa: E402
+
+
+def main() -> int:
+    import liger_kernel.ops.fused_linear_cross_entropy as flce
+
+    original = flce.fused_linear_cross_entropy_forward
+    key = "qwen3_1.7b_6l" if "--1.7b" in sys.argv else "qwen3_0.6b_8l"  # the second run: --1.7b
+    cfg = ts.TRAIN_CONFIG_1P7B if key == "qwen3_1.7b_6l" else ts.TRAIN_CONFIG
+    torch.manual_seed(cfg["seed"])
+    with torch.device("cuda"):
+        from transformers import Qwen3ForCausalLM
+
+        ref = Qwen3ForCausalLM(ts.model_config(cfg)).to(torch.bfloat16)
+    state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
+    del ref
+    batch = ts.make_batch(cfg)
+    rows = []
+    for name, const in (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16)):
+        def forced(*args, _c=const, **kwargs):
+            kwargs["chunk_mem_const"] = _c
+            return original(*args, **kwargs)
+
+        flce.fused_linear_cross_entropy_forward = forced if const else original
+        try:
+            r, _ = probe.measure(name, state, batch, cfg)
+        finally:
+            flce.fused_linear_cross_entropy_forward = original
+        r["chunk_mem_const"] = const
+        rows.append(r)
+        print(r, flush=True)
+    res = {"meta": bc.environment("python device_runs/flce_chunks.py"), "config": key, "rows": rows}
+    bc.write_json(res, os.path.join(probe.OUT, f"h200_flce_chunks_{key}.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
