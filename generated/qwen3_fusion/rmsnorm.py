@@ -80,7 +80,7 @@ def _rmsnorm_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
-# %% src_literate/post2_triton_rmsnorm.pmd::plan
+# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
 def _vec(*ints: int, element_size: int) -> int:
     """Largest element count of at most 16 bytes that divides every value in ints."""
     vec = 16 // element_size
@@ -100,7 +100,6 @@ def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) ->
     return k["BLOCK_M"], block_n, config.num_warps, config.num_stages, k["PER_SM"] * sms
 
 
-# %% src_literate/post2_triton_rmsnorm.pmd::launch
 def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> None:
     """Launch with the cached plan (see _plan); tensors are the (M, N) row-strided operands."""
     n_cols = tensors[0].shape[1]
@@ -111,7 +110,6 @@ def _launch(kernel, grid: tuple, args: tuple, tensors, plan: tuple, **meta) -> N
     launch(kernel, grid, args, dict(BLOCK_M=plan[0], BLOCK_N=plan[1], VEC=vec, **meta), plan[2])
 
 
-# %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
 def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     """Triton forward: x (..., N), weight (N,) -> y (..., N), rstd (...,) fp32.
 
