@@ -20,13 +20,7 @@ def main() -> int:
     original = flce.fused_linear_cross_entropy_forward
     key = "qwen3_1.7b_6l" if "--1.7b" in sys.argv else "qwen3_0.6b_8l"  # the second run: --1.7b
     cfg = ts.TRAIN_CONFIG_1P7B if key == "qwen3_1.7b_6l" else ts.TRAIN_CONFIG
-    torch.manual_seed(cfg["seed"])
-    with torch.device("cuda"):
-        from transformers import Qwen3ForCausalLM
-
-        ref = Qwen3ForCausalLM(ts.model_config(cfg)).to(torch.bfloat16)
-    state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
-    del ref
+    state = ts.reference_state(cfg)
     batch = ts.make_batch(cfg)
     rows = []
     for name, const in (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16)):

@@ -68,13 +68,7 @@ def main():
     res = {"meta": bc.environment("python device_runs/liger_full_probe.py"), "configs": {}}
     texts = []
     for key, cfg in cfgs.items():
-        torch.manual_seed(cfg["seed"])
-        with torch.device("cuda"):
-            from transformers import Qwen3ForCausalLM
-
-            ref = Qwen3ForCausalLM(ts.model_config(cfg)).to(torch.bfloat16)
-        state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
-        del ref
+        state = ts.reference_state(cfg)
         batch = ts.make_batch(cfg)
         rows = []
         for name in ONLY or GROUPS:

@@ -22,6 +22,7 @@ __all__ = [
     "make_batch",
     "model_config",
     "qwen3_globals_kept",
+    "reference_state",
     "run_steps",
     "train_step_bench",
     "train_table",
@@ -204,15 +205,19 @@ def _train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::train_step_train_table
-def train_table(variants, cfg: dict, log=print) -> list[dict]:
-    """All variants from the same seeded weights and tokens; speed-up relative to 'hf'."""
+def reference_state(cfg: dict) -> dict:
+    """The seeded bf16 weights every variant of `cfg` starts from (a state dict on the bench device)."""
     torch.manual_seed(cfg["seed"])
     with torch.device(bc.DEVICE):
         from transformers import Qwen3ForCausalLM
 
         ref = Qwen3ForCausalLM(model_config(cfg)).to(torch.bfloat16)
-    state = {k: v.detach().clone() for k, v in ref.state_dict().items()}
-    del ref
+    return {k: v.detach().clone() for k, v in ref.state_dict().items()}
+
+
+def train_table(variants, cfg: dict, log=print) -> list[dict]:
+    """All variants from the same seeded weights and tokens; speed-up relative to 'hf'."""
+    state = reference_state(cfg)
     batch = make_batch(cfg)
     out = []
     for v in variants:
