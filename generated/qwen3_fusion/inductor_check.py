@@ -68,10 +68,6 @@ def _target_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list, device: str
     env = {}
     attrs = {}
     values = iter(flat_inputs)  # one per placeholder, in order
-
-    def on(x):
-        return torch.device(device) if isinstance(x, torch.device) else x
-
     for n in gm.graph.nodes:
         if n.op == "call_module":  # export's input guards: no data
             continue
@@ -87,7 +83,7 @@ def _target_graph(gm: torch.fx.GraphModule, mode, flat_inputs: list, device: str
         if n.op == "get_attr":
             attrs[n.target] = _attr_on(gm, n.target, mode, device)
         new = graph.node_copy(n, lambda a: env[a])
-        new.args, new.kwargs = pytree.tree_map(on, (new.args, new.kwargs))
+        new.args, new.kwargs = _on_device((new.args, new.kwargs), device)
         new.name = n.name
         # provenance starts here: a training step's nodes already point at the export graph's
         new.meta.pop("from_node", None)
@@ -109,12 +105,16 @@ def _attr_on(gm: torch.fx.GraphModule, target: str, mode, device: str):
         if n.op == "get_attr":
             attrs[n.target] = _attr_on(value, n.target, mode, device)
         new = graph.node_copy(n, lambda a: env[a])
-        new.args, new.kwargs = pytree.tree_map(
-            lambda x: torch.device(device) if isinstance(x, torch.device) else x,
-            (new.args, new.kwargs),
-        )
+        new.args, new.kwargs = _on_device((new.args, new.kwargs), device)
         env[n] = new
     return torch.fx.GraphModule(attrs, graph)
+
+
+def _on_device(tree, device: str):
+    """`tree` (a node's args and kwargs) with every torch.device in it replaced by `device`."""
+    return pytree.tree_map(
+        lambda x: torch.device(device) if isinstance(x, torch.device) else x, tree
+    )
 
 
 BACKENDS = ("cpu", "cuda")
