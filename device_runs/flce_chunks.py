@@ -1,7 +1,8 @@
 """Liger FLCE alone with a larger chunk budget: chunk_mem_const 1 (Liger 0.8.5's default for Qwen3),
-4 and 16, beside HF eager, Qwen3-0.6B x 8 layers, 4 x 2048 (post 1 §5.1). lce_forward passes no
-chunk_mem_const for Qwen3, so the ops function is wrapped to force it. Writes
-$OUT/h200_flce_chunks.json."""
+4 and 16, beside HF eager, Qwen3-0.6B x 8 layers, 4 x 2048 (post 1 §5.1); since the sixth session
+also Liger without FLCE and the whole Liger patch with chunk_mem_const 16, in the same process.
+lce_forward passes no chunk_mem_const for Qwen3, so the ops function is wrapped to force it. Writes
+$OUT/h200_flce_chunks_<config>.json; `--run=N` tags the rows (repeats are separate processes)."""
 
 import os
 import sys
@@ -23,7 +24,9 @@ def main() -> int:
     state = ts.reference_state(cfg)
     batch = ts.make_batch(cfg)
     rows = []
-    for name, const in (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16)):
+    run = int(probe.ARGS.get("--run", "1"))
+    todo = (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16), ("no_flce", None), ("full", 16))
+    for name, const in todo:
         def forced(*args, _c=const, **kwargs):
             kwargs["chunk_mem_const"] = _c
             return original(*args, **kwargs)
@@ -34,10 +37,11 @@ def main() -> int:
         finally:
             flce.fused_linear_cross_entropy_forward = original
         r["chunk_mem_const"] = const
+        r["run"] = run
         rows.append(r)
         print(r, flush=True)
-    res = {"meta": bc.environment("python device_runs/flce_chunks.py"), "config": key, "rows": rows}
-    bc.write_json(res, os.path.join(probe.OUT, f"h200_flce_chunks_{key}.json"))
+    res = {"meta": bc.environment(" ".join(["python device_runs/flce_chunks.py", *sys.argv[1:]])), "config": key, "rows": rows}
+    bc.write_json(res, os.path.join(probe.OUT, f"h200_flce_chunks_{key}_run{run}.json"))
     return 0
 
 
