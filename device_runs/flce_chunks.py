@@ -26,6 +26,9 @@ def main() -> int:
     rows = []
     run = int(probe.ARGS.get("--run", "1"))
     todo = (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16), ("no_flce", None), ("full", 16))
+    if "--todo" in probe.ARGS:  # e.g. --todo=hf,flce_only:16 (group[:chunk_mem_const])
+        todo = [(t.split(":")[0], int(t.split(":")[1]) if ":" in t else None) for t in probe.ARGS["--todo"].split(",")]
+    texts = []
     for name, const in todo:
         def forced(*args, _c=const, **kwargs):
             kwargs["chunk_mem_const"] = _c
@@ -33,15 +36,19 @@ def main() -> int:
 
         flce.fused_linear_cross_entropy_forward = forced if const else original
         try:
-            r, _ = probe.measure(name, state, batch, cfg)
+            r, text = probe.measure(name, state, batch, cfg)
         finally:
             flce.fused_linear_cross_entropy_forward = original
         r["chunk_mem_const"] = const
         r["run"] = run
         rows.append(r)
         print(r, flush=True)
+        if text:
+            texts.append(f"## {key} {name} chunk_mem_const={const}\n{text}\n")
     res = {"meta": bc.environment(" ".join(["python device_runs/flce_chunks.py", *sys.argv[1:]])), "config": key, "rows": rows}
     bc.write_json(res, os.path.join(probe.OUT, f"h200_flce_chunks_{key}_run{run}.json"))
+    if texts:
+        bc.write_text(os.path.join(probe.OUT, f"h200_flce_chunks_{key}_run{run}.txt"), "\n".join(texts))
     return 0
 
 

@@ -30,6 +30,8 @@ GROUPS = {  # keyword arguments of apply_liger_kernel_to_qwen3; False = HF's cod
 
 
 def build(name, state, cfg):
+    if name not in GROUPS:  # a train_step variant (compile, ours_fwd_bwd, ...), for a same-process baseline
+        return ts.build_variant(name, state, ts.model_config(cfg))
     model = ts.build_variant("hf", state, ts.model_config(cfg))
     if GROUPS[name] is not None:
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
