@@ -26,17 +26,41 @@ GROUPS = {  # keyword arguments of apply_liger_kernel_to_qwen3; False = HF's cod
     "rope_only": dict(rope=True, rms_norm=False, swiglu=False, fused_linear_cross_entropy=False),
     "swiglu_only": dict(rope=False, rms_norm=False, swiglu=True, fused_linear_cross_entropy=False),
     "full": dict(),
+    # FLCE for the loss, the decoder (Qwen3Model) under torch.compile: model.model.compile() in place
+    "compile_flce": dict(rope=False, rms_norm=False, swiglu=False, fused_linear_cross_entropy=True),
+    "compile_causal": None,  # both built by build() below
+    "compile_causal_flce": None,
 }
+
+
+def causal_sdpa(model) -> None:
+    """sdpa with is_causal=True and no mask tensor, also under torch.compile: transformers 5.17 builds an
+    explicit causal mask whenever dynamo traces (masking_utils._ignore_causal_mask_sdpa returns False
+    under is_tracing), which sends sdpa down its masked path. Valid only without padding."""
+    from transformers import AttentionInterface
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    from transformers.masking_utils import AttentionMaskInterface
+
+    AttentionInterface.register("sdpa_causal", sdpa_attention_forward)
+    AttentionMaskInterface.register("sdpa_causal", lambda *args, **kwargs: None)
+    model.set_attn_implementation("sdpa_causal")
 
 
 def build(name, state, cfg):
     if name not in GROUPS:  # a train_step variant (compile, ours_fwd_bwd, ...), for a same-process baseline
         return ts.build_variant(name, state, ts.model_config(cfg))
     model = ts.build_variant("hf", state, ts.model_config(cfg))
+    if name.startswith("compile_causal"):  # compile_causal, compile_causal_flce
+        causal_sdpa(model)
+        if name == "compile_causal":
+            return torch.compile(model)
+        name = "compile_flce"
     if GROUPS[name] is not None:
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
         apply_liger_kernel_to_qwen3(model=model, **GROUPS[name])
+        if name == "compile_flce":
+            model.model.compile()
     return model
 
 
@@ -55,8 +79,22 @@ def measure(name, state, batch, cfg):
 
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
                 ts.run_steps(model, batch, 1)
-            events = [e for e in prof.events() if e.device_type.name == "CUDA"]
+            # GPU-side user annotations (e.g. Optimizer.step#AdamW.step) are CUDA events too, and
+            # key_averages' "Self CUDA time total" adds their spans: keep kernels, memcpy, memset only
+            events = [e for e in prof.events() if e.device_type.name == "CUDA"
+                      and not getattr(e, "is_user_annotation", False) and "#" not in e.name]
             out["kernels_per_step"] = len(events)
+            spans = sorted((e.time_range.start, e.time_range.end) for e in events)
+            out["gpu_kernel_ms"] = sum(b - a for a, b in spans) / 1e3
+            busy, end = 0, None
+            for a, b in spans:  # the union of the spans: time the GPU was running something
+                if end is None or a >= end:
+                    busy, end = busy + (b - a), b
+                elif b > end:
+                    busy, end = busy + (b - end), b
+            out["gpu_busy_ms"] = busy / 1e3
+            out["attn_kernel_ms"] = sum(e.time_range.end - e.time_range.start for e in events
+                                        if any(k in e.name for k in ("sdpa", "flash", "fmha"))) / 1e3
             mm = [e for e in events if "gemm" in e.name.lower() or "sm90" in e.name.lower() or "nvjet" in e.name.lower()]
             out["gemm_kernels_per_step"] = len(mm)
             text = prof.key_averages().table(sort_by="device_time_total", row_limit=18, max_name_column_width=70)
