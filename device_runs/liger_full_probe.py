@@ -82,7 +82,7 @@ def measure(name, state, batch, cfg):
             # GPU-side user annotations (e.g. Optimizer.step#AdamW.step) are CUDA events too, and
             # key_averages' "Self CUDA time total" adds their spans: keep kernels, memcpy, memset only
             events = [e for e in prof.events() if e.device_type.name == "CUDA"
-                      and not getattr(e, "is_user_annotation", False) and "#" not in e.name]
+                      and not getattr(e, "is_user_annotation", False) and not e.name.startswith("Optimizer.")]
             out["kernels_per_step"] = len(events)
             spans = sorted((e.time_range.start, e.time_range.end) for e in events)
             out["gpu_kernel_ms"] = sum(b - a for a, b in spans) / 1e3
