@@ -10,6 +10,7 @@ import sys
 import torch
 
 from qwen3_fusion import bench_common as bc
+from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
 from qwen3_fusion import train_step as ts
 
 OUT = os.environ.get("OUT", ".")
@@ -28,9 +29,9 @@ GROUPS = {  # keyword arguments of apply_liger_kernel_to_qwen3; False = HF's cod
     "full": dict(),
     # FLCE for the loss, the decoder (Qwen3Model) under torch.compile: model.model.compile() in place
     "compile_flce": dict(rope=False, rms_norm=False, swiglu=False, fused_linear_cross_entropy=True),
-    "compile_causal": None,  # both built by build() below
-    "compile_causal_flce": None,
+    "compile_causal": None,  # HF's modules, torch.compile(model), sdpa without a mask (causal_sdpa)
 }
+GROUPS["compile_causal_flce"] = GROUPS["compile_flce"]  # compile_flce, sdpa without a mask
 
 
 def causal_sdpa(model) -> None:
@@ -50,16 +51,15 @@ def build(name, state, cfg):
     if name not in GROUPS:  # a train_step variant (compile, ours_fwd_bwd, ...), for a same-process baseline
         return ts.build_variant(name, state, ts.model_config(cfg))
     model = ts.build_variant("hf", state, ts.model_config(cfg))
-    if name.startswith("compile_causal"):  # compile_causal, compile_causal_flce
+    if name.startswith("compile_causal"):
         causal_sdpa(model)
-        if name == "compile_causal":
-            return torch.compile(model)
-        name = "compile_flce"
+    if name == "compile_causal":
+        return torch.compile(model)
     if GROUPS[name] is not None:
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
         apply_liger_kernel_to_qwen3(model=model, **GROUPS[name])
-        if name == "compile_flce":
+        if name.endswith("_flce") and name.startswith("compile"):
             model.model.compile()
     return model
 
@@ -79,22 +79,15 @@ def measure(name, state, batch, cfg):
 
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
                 ts.run_steps(model, batch, 1)
-            # GPU-side user annotations (e.g. Optimizer.step#AdamW.step) are CUDA events too, and
-            # key_averages' "Self CUDA time total" adds their spans: keep kernels, memcpy, memset only
+            # GPU-side user annotations (e.g. Optimizer.step#AdamW.step) are CUDA events too, spanning
+            # the kernels they enclose: keep kernels, memcpy and memset only
             events = [e for e in prof.events() if e.device_type.name == "CUDA"
                       and not getattr(e, "is_user_annotation", False) and not e.name.startswith("Optimizer.")]
             out["kernels_per_step"] = len(events)
-            spans = sorted((e.time_range.start, e.time_range.end) for e in events)
-            out["gpu_kernel_ms"] = sum(b - a for a, b in spans) / 1e3
-            busy, end = 0, None
-            for a, b in spans:  # the union of the spans: time the GPU was running something
-                if end is None or a >= end:
-                    busy, end = busy + (b - a), b
-                elif b > end:
-                    busy, end = busy + (b - end), b
-            out["gpu_busy_ms"] = busy / 1e3
-            out["attn_kernel_ms"] = sum(e.time_range.end - e.time_range.start for e in events
-                                        if any(k in e.name for k in ("sdpa", "flash", "fmha"))) / 1e3
+            spans = [(e.time_range.start, e.time_range.end - e.time_range.start) for e in events]
+            out["gpu_kernel_ms"] = sum(d for _, d in spans) / 1e3
+            out["gpu_busy_ms"] = _union_ms(spans)  # time the GPU was running something
+            out["attn_kernel_ms"] = sum(d for (_, d), e in zip(spans, events) if kernel_class(e.name) == "attention") / 1e3
             mm = [e for e in events if "gemm" in e.name.lower() or "sm90" in e.name.lower() or "nvjet" in e.name.lower()]
             out["gemm_kernels_per_step"] = len(mm)
             text = prof.key_averages().table(sort_by="device_time_total", row_limit=18, max_name_column_width=70)
