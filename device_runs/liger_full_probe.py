@@ -29,32 +29,16 @@ GROUPS = {  # keyword arguments of apply_liger_kernel_to_qwen3; False = HF's cod
     "full": dict(),
     # FLCE for the loss, the decoder (Qwen3Model) under torch.compile: model.model.compile() in place
     "compile_flce": dict(rope=False, rms_norm=False, swiglu=False, fused_linear_cross_entropy=True),
-    "compile_causal": None,  # HF's modules, torch.compile(model), sdpa without a mask (causal_sdpa)
 }
-GROUPS["compile_causal_flce"] = GROUPS["compile_flce"]  # compile_flce, sdpa without a mask
-
-
-def causal_sdpa(model) -> None:
-    """sdpa with is_causal=True and no mask tensor, also under torch.compile: transformers 5.17 builds an
-    explicit causal mask whenever dynamo traces (masking_utils._ignore_causal_mask_sdpa returns False
-    under is_tracing), which sends sdpa down its masked path. Valid only without padding."""
-    from transformers import AttentionInterface
-    from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    from transformers.masking_utils import AttentionMaskInterface
-
-    AttentionInterface.register("sdpa_causal", sdpa_attention_forward)
-    AttentionMaskInterface.register("sdpa_causal", lambda *args, **kwargs: None)
-    model.set_attn_implementation("sdpa_causal")
+GROUPS["compile_causal_flce"] = GROUPS["compile_flce"]  # compile_flce with train_step.causal_sdpa
 
 
 def build(name, state, cfg):
     if name not in GROUPS:  # a train_step variant (compile, ours_fwd_bwd, ...), for a same-process baseline
         return ts.build_variant(name, state, ts.model_config(cfg))
     model = ts.build_variant("hf", state, ts.model_config(cfg))
-    if name.startswith("compile_causal"):
-        causal_sdpa(model)
-    if name == "compile_causal":
-        return torch.compile(model)
+    if name == "compile_causal_flce":
+        ts.causal_sdpa(model)
     if GROUPS[name] is not None:
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 

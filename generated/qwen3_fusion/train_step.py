@@ -18,6 +18,7 @@ __all__ = [
     "TRAIN_CONFIG_1P7B",
     "TRAIN_VARIANTS",
     "build_variant",
+    "causal_sdpa",
     "main",
     "make_batch",
     "model_config",
@@ -32,6 +33,7 @@ __all__ = [
 # %% src_literate/post2_triton_rmsnorm.pmd::train_step_head
 import argparse
 import contextlib
+import copy
 import sys
 import time
 
@@ -51,7 +53,7 @@ TRAIN_CONFIGS = {"qwen3_0.6b_8l": TRAIN_CONFIG, "qwen3_1.7b_6l": TRAIN_CONFIG_1P
 SMOKE_CONFIG = dict(TRAIN_CONFIG, layers=2, hidden=64, heads=4, kv_heads=2, head_dim=16,
                     intermediate=128, vocab=256, batch=2, seq=16, warmup_steps=1, timed_steps=2)  # fmt: skip
 TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "liger_full", "compile",
-                  "compile_ours"]  # fmt: skip
+                  "compile_ours", "compile_causal"]  # fmt: skip
 HOST_SAMPLES = 5
 
 
@@ -69,16 +71,33 @@ def model_config(cfg: dict):
     return c
 
 
+def causal_sdpa(model) -> None:
+    """Make `model`'s sdpa apply causality itself (is_causal=True, no mask tensor), under
+    torch.compile too: while Dynamo traces, transformers (5.17; 5.24 before torch 2.14) builds an
+    explicit causal mask, and sdpa with a mask tensor runs a slower kernel (post 1 §六). Valid only
+    for batches without padding: the mask function returns None."""
+    from transformers import AttentionInterface
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    from transformers.masking_utils import AttentionMaskInterface
+
+    AttentionInterface.register("sdpa_causal", sdpa_attention_forward)
+    AttentionMaskInterface.register("sdpa_causal", lambda *args, **kwargs: None)
+    model.set_attn_implementation("sdpa_causal")
+
+
 def build_variant(variant: str, state, config):
     """A bf16 Qwen3ForCausalLM with the given weights (or fresh seeded ones), RMSNorm per variant:
     hf; ours_fwd (our forward, PyTorch backward); ours_fwd_bwd; liger / liger_inplace (LigerRMSNorm
     with in_place False / True, Liger's default; class swap before build); liger_full (Liger's
     `apply_liger_kernel_to_qwen3` with its defaults: RoPE, SwiGLU, RMSNorm and the fused linear
     cross-entropy; it rebinds modeling_qwen3's globals, so call it inside `qwen3_globals_kept()`);
-    compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op)."""
+    compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op);
+    compile_causal (torch.compile of hf with `causal_sdpa`: no mask tensor for sdpa)."""
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
 
+    if variant == "compile_causal":  # causal_sdpa sets the config's attention: not the caller's
+        config = copy.deepcopy(config)
     original = modeling_qwen3.Qwen3RMSNorm
     # liger / liger_inplace: a class swap affects every later build, so it is undone at once
     if variant in ("liger", "liger_inplace"):
@@ -100,6 +119,8 @@ def build_variant(variant: str, state, config):
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
         apply_liger_kernel_to_qwen3(model=model)
+    if variant == "compile_causal":
+        causal_sdpa(model)
     model.train()
     return torch.compile(model) if variant.startswith("compile") else model
 
