@@ -37,3 +37,40 @@ def test_compile_causal_drops_the_mask_and_keeps_the_logits(monkeypatch):
         assert torch.equal(hf(input_ids=ids, use_cache=False).logits, causal(input_ids=ids, use_cache=False).logits)
     assert _first_sdpa_call(causal, ids) == (False, True)
     assert _first_sdpa_call(hf, ids)[0]  # plain sdpa: transformers builds a mask tensor under Dynamo
+
+
+def _fake_liger(monkeypatch):
+    """A stand-in for liger_kernel.ops.fused_linear_cross_entropy (not installed on CPU machines):
+    its forward returns the chunk_mem_const it was called with."""
+    import sys
+    import types
+
+    mod = types.ModuleType("liger_kernel.ops.fused_linear_cross_entropy")
+    mod.fused_linear_cross_entropy_forward = lambda *args, chunk_mem_const=1, **kwargs: chunk_mem_const
+    for name in ("liger_kernel", "liger_kernel.ops"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    sys.modules["liger_kernel.ops"].fused_linear_cross_entropy = mod
+    sys.modules["liger_kernel"].ops = sys.modules["liger_kernel.ops"]
+    return mod
+
+
+def test_flce_chunk_mem_const_is_forced_then_restored(monkeypatch):
+    mod = _fake_liger(monkeypatch)
+    original = mod.fused_linear_cross_entropy_forward
+    with ts.flce_chunks_kept():
+        ts.force_flce_chunk_mem_const(16)
+        assert mod.fused_linear_cross_entropy_forward("x", "w", chunk_mem_const=1) == 16  # the caller's 1 loses
+        ts.force_flce_chunk_mem_const(4)  # a second variant wraps Liger's function, not the first wrapper
+        assert mod.fused_linear_cross_entropy_forward("x", "w") == 4
+        assert mod.fused_linear_cross_entropy_forward.__wrapped__ is original
+    assert mod.fused_linear_cross_entropy_forward is original
+
+
+def test_cli_refuses_a_chunk_mem_const_below_one(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        ts.main(["--variant", "flce", "--chunk-mem-const", "0"])
+    assert exc.value.code == 2 and "--chunk-mem-const must be a positive integer, got 0" in capsys.readouterr().err
+    assert {"flce", "compile_causal_flce"} <= set(ts.TRAIN_VARIANTS)

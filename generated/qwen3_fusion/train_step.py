@@ -11,6 +11,7 @@ Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is
 """
 
 __all__ = [
+    "FLCE_CHUNK_MEM_CONST",
     "HOST_SAMPLES",
     "SMOKE_CONFIG",
     "TRAIN_CONFIG",
@@ -19,6 +20,8 @@ __all__ = [
     "TRAIN_VARIANTS",
     "build_variant",
     "causal_sdpa",
+    "flce_chunks_kept",
+    "force_flce_chunk_mem_const",
     "main",
     "make_batch",
     "model_config",
@@ -34,6 +37,7 @@ __all__ = [
 import argparse
 import contextlib
 import copy
+import functools
 import sys
 import time
 
@@ -53,7 +57,9 @@ TRAIN_CONFIGS = {"qwen3_0.6b_8l": TRAIN_CONFIG, "qwen3_1.7b_6l": TRAIN_CONFIG_1P
 SMOKE_CONFIG = dict(TRAIN_CONFIG, layers=2, hidden=64, heads=4, kv_heads=2, head_dim=16,
                     intermediate=128, vocab=256, batch=2, seq=16, warmup_steps=1, timed_steps=2)  # fmt: skip
 TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "liger_full", "compile",
-                  "compile_ours", "compile_causal"]  # fmt: skip
+                  "compile_ours", "compile_causal", "flce", "compile_causal_flce"]  # fmt: skip
+# Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.1)
+FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
 
 
@@ -85,18 +91,21 @@ def causal_sdpa(model) -> None:
     model.set_attn_implementation("sdpa_causal")
 
 
-def build_variant(variant: str, state, config):
+def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK_MEM_CONST):
     """A bf16 Qwen3ForCausalLM with the given weights (or fresh seeded ones), RMSNorm per variant:
     hf; ours_fwd (our forward, PyTorch backward); ours_fwd_bwd; liger / liger_inplace (LigerRMSNorm
     with in_place False / True, Liger's default; class swap before build); liger_full (Liger's
     `apply_liger_kernel_to_qwen3` with its defaults: RoPE, SwiGLU, RMSNorm and the fused linear
     cross-entropy; it rebinds modeling_qwen3's globals, so call it inside `qwen3_globals_kept()`);
     compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op);
-    compile_causal (torch.compile of hf with `causal_sdpa`: no mask tensor for sdpa)."""
+    compile_causal (torch.compile of hf with `causal_sdpa`: no mask tensor for sdpa); flce (Liger's
+    fused linear cross-entropy for lm_head + loss, the rest HF eager); compile_causal_flce (the
+    decoder compiled in place with `causal_sdpa`, the loss left to FLCE). The flce variants run
+    with `chunk_mem_const` (Liger's default is 1) until `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
 
-    if variant == "compile_causal":  # causal_sdpa sets the config's attention: not the caller's
+    if variant.startswith("compile_causal"):  # causal_sdpa sets the config's attention: not the caller's
         config = copy.deepcopy(config)
     original = modeling_qwen3.Qwen3RMSNorm
     # liger / liger_inplace: a class swap affects every later build, so it is undone at once
@@ -119,10 +128,49 @@ def build_variant(variant: str, state, config):
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
         apply_liger_kernel_to_qwen3(model=model)
-    if variant == "compile_causal":
+    if variant.startswith("compile_causal"):
         causal_sdpa(model)
     model.train()
+    if variant in ("flce", "compile_causal_flce"):
+        from liger_kernel.transformers import apply_liger_kernel_to_qwen3
+
+        force_flce_chunk_mem_const(chunk_mem_const)
+        apply_liger_kernel_to_qwen3(rope=False, rms_norm=False, swiglu=False, fused_linear_cross_entropy=True,
+                                    model=model)  # fmt: skip
+        if variant == "compile_causal_flce":
+            model.model.compile()  # the decoder; FLCE's .item() would break the graph of the whole
+        return model
     return torch.compile(model) if variant.startswith("compile") else model
+
+
+def force_flce_chunk_mem_const(const: int) -> None:
+    """Make Liger's FLCE use `const` as chunk_mem_const: Qwen3's lce_forward passes none, so the
+    ops function it calls by its module-global name is wrapped. Undone by `flce_chunks_kept()`."""
+    import liger_kernel.ops.fused_linear_cross_entropy as flce
+
+    original = getattr(flce.fused_linear_cross_entropy_forward, "__wrapped__", flce.fused_linear_cross_entropy_forward)
+
+    @functools.wraps(original)
+    def forced(*args, **kwargs):
+        kwargs["chunk_mem_const"] = const
+        return original(*args, **kwargs)
+
+    flce.fused_linear_cross_entropy_forward = forced
+
+
+@contextlib.contextmanager
+def flce_chunks_kept():
+    """Put Liger's FLCE forward back on exit (when liger-kernel is installed)."""
+    try:
+        import liger_kernel.ops.fused_linear_cross_entropy as flce
+    except ImportError:
+        yield
+        return
+    saved = flce.fused_linear_cross_entropy_forward
+    try:
+        yield
+    finally:
+        flce.fused_linear_cross_entropy_forward = saved
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::train_step_make_batch
@@ -186,7 +234,7 @@ def qwen3_globals_kept():
 def train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     """Median step time of one variant (device events between steps), tokens/s, peak memory,
     host time to issue a step, and the first three losses."""
-    with qwen3_globals_kept():
+    with qwen3_globals_kept(), flce_chunks_kept():
         return _train_step_bench(variant, state, batch, cfg)
 
 
@@ -263,18 +311,23 @@ def main(argv=None) -> int:
     p.add_argument("--variant", choices=TRAIN_VARIANTS, default="hf")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--nvtx", action="store_true", help="one NVTX range per step (for nsys)")
+    p.add_argument("--chunk-mem-const", type=int, default=FLCE_CHUNK_MEM_CONST, metavar="C",
+                   help="Liger FLCE's chunk_mem_const for the flce variants (Liger's own default: 1)")  # fmt: skip
     args = p.parse_args(argv)
+    if args.chunk_mem_const < 1:
+        p.error(f"--chunk-mem-const must be a positive integer, got {args.chunk_mem_const}")
     if not torch.cuda.is_available():
         print("qwen3_fusion.train_step needs a CUDA GPU", file=sys.stderr)
         return 3
     cfg = TRAIN_CONFIGS[args.config]
     torch.manual_seed(cfg["seed"])
-    model = build_variant(args.variant, None, model_config(cfg))
+    model = build_variant(args.variant, None, model_config(cfg), args.chunk_mem_const)
     times, losses, _ = run_steps(model, make_batch(cfg), args.steps, args.nvtx)
     later = sorted(times[3:] or times)
     print(
         f"{args.config} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
-        f"{len(later)} steps after warm-up; first loss {losses[0]:.4f}"
+        f"{len(later)} steps after warm-up; peak memory {torch.cuda.max_memory_allocated() / 1e9:.1f} GB; "
+        f"first loss {losses[0]:.4f}"
     )
     return 0
 
