@@ -89,8 +89,8 @@ def package_path(path: str) -> str:
     inside = [r for r in roots if p.is_relative_to(r)]
     if inside:
         return p.relative_to(max(inside, key=lambda r: len(r.parts))).as_posix()
-    # a Jupyter cell's code lives in a temporary file named by a hash: say what it is
-    return "<cell>" if p.parent.name.startswith("ipykernel_") else p.name
+    # a Jupyter cell's code lives in a temporary file named by a hash: "cell:6" is line 6 of the cell
+    return "cell" if p.parent.name.startswith("ipykernel_") else p.name
 
 
 def source_span(obj) -> SourceSpan:

@@ -105,7 +105,7 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
 
-    if variant.startswith("compile_causal"):  # causal_sdpa sets the config's attention: not the caller's
+    if variant.startswith("compile_causal"):  # causal_sdpa sets the config's attention
         config = copy.deepcopy(config)
     original = modeling_qwen3.Qwen3RMSNorm
     # liger / liger_inplace: a class swap affects every later build, so it is undone at once
@@ -148,7 +148,8 @@ def force_flce_chunk_mem_const(const: int) -> None:
     ops function it calls by its module-global name is wrapped. Undone by `flce_chunks_kept()`."""
     import liger_kernel.ops.fused_linear_cross_entropy as flce
 
-    original = getattr(flce.fused_linear_cross_entropy_forward, "__wrapped__", flce.fused_linear_cross_entropy_forward)
+    current = flce.fused_linear_cross_entropy_forward
+    original = getattr(current, "__wrapped__", current)  # Liger's own, not an earlier wrapper
 
     @functools.wraps(original)
     def forced(*args, **kwargs):
