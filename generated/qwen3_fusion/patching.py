@@ -1,12 +1,13 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.patching: patch_qwen3_rmsnorm, unpatch_qwen3_rmsnorm.
+"""qwen3_fusion.patching: patch_qwen3_rmsnorm, replace_children, unpatch_qwen3_rmsnorm.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
 
 __all__ = [
     "patch_qwen3_rmsnorm",
+    "replace_children",
     "unpatch_qwen3_rmsnorm",
 ]
 
@@ -18,7 +19,7 @@ from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 from qwen3_fusion.rmsnorm import TritonRMSNorm
 
 
-def _replace_children(model: nn.Module, make) -> int:
+def replace_children(model: nn.Module, make) -> int:
     """Replace every child c of every module in `model` by make(c) unless that is None."""
     count = 0
     for parent in list(model.modules()):
@@ -48,10 +49,10 @@ def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
         object.__setattr__(new, "_qwen3_original", child)
         return new
 
-    return _replace_children(model, make)
+    return replace_children(model, make)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::unpatch_qwen3_rmsnorm
 def unpatch_qwen3_rmsnorm(model: nn.Module) -> int:
     """Put back the Qwen3RMSNorm objects that patch_qwen3_rmsnorm replaced; -> how many."""
-    return _replace_children(model, lambda child: getattr(child, "_qwen3_original", None))
+    return replace_children(model, lambda child: getattr(child, "_qwen3_original", None))

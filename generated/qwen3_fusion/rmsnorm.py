@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.rmsnorm: BWD_TABLE, FWD_TABLE, INTERPRET_SMEM and 11 more (see __all__).
+"""qwen3_fusion.rmsnorm: BWD_TABLE, FWD_TABLE, INTERPRET_SMEM and 17 more (see __all__).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§四, §五, §六); every block below is marked with its chunk.
 """
@@ -13,6 +13,11 @@ __all__ = [
     "RMSNormFunction",
     "SMEM_FRACTION",
     "TritonRMSNorm",
+    "as_rows",
+    "check_args",
+    "check_buffer",
+    "check_dy",
+    "device_info",
     "rms_norm",
     "rms_norm_backward",
     "rms_norm_backward_torch",
@@ -20,6 +25,7 @@ __all__ = [
     "rms_norm_forward",
     "rms_norm_fwd_op",
     "tile_config",
+    "unit_stride",
 ]
 
 
@@ -93,7 +99,7 @@ def _vec(*ints: int, element_size: int) -> int:
 def _plan(n_cols: int, dtype, dy_dtype, backward: bool, device: torch.device) -> tuple:
     """Everything about a launch that depends only on (N, dtypes, device), computed once:
     (BLOCK_M, BLOCK_N, num_warps, num_stages, programs per device for the backward)."""
-    sms, smem = _device_info(device.index) if device.type == "cuda" else (1, INTERPRET_SMEM)
+    sms, smem = device_info(device.index) if device.type == "cuda" else (1, INTERPRET_SMEM)
     config = tile_config(n_cols, dtype, backward, dy_dtype, smem)
     k = config.kwargs
     block_n = triton.next_power_of_2(n_cols)
@@ -116,22 +122,22 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
     x and weight may have any strides. y has dtype promote_types(x.dtype, weight.dtype) like
     Qwen3RMSNorm. Pass `out` / `rstd` (contiguous) to receive the results in your own buffers.
     """
-    _check_args(x, weight)
+    check_args(x, weight)
     out_dtype = torch.promote_types(x.dtype, weight.dtype)
     if out is None:
         out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
     else:
-        _check_buffer("out", out, x.shape, out_dtype, x.device)
+        check_buffer("out", out, x.shape, out_dtype, x.device)
     if rstd is None:
         rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
     else:
-        _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
-    x2 = _rows(x)
+        check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
+    x2 = as_rows(x)
     n_rows, n_cols = x2.shape
     if n_rows > 0:
         plan = _plan(n_cols, x.dtype, x.dtype, False, x.device)
         y2, grid = out.view(n_rows, n_cols), ((n_rows + plan[0] - 1) // plan[0],)
-        args = (x2, _unit(weight), y2, rstd, n_rows, eps)
+        args = (x2, unit_stride(weight), y2, rstd, n_rows, eps)
         _launch(_rmsnorm_fwd_kernel, grid, args, (x2, y2), plan)
     return out, rstd
 
@@ -171,7 +177,7 @@ def tile_config(
 
 
 @functools.cache
-def _device_info(index: int) -> tuple[int, int]:
+def device_info(index: int) -> tuple[int, int]:
     """(SM count, opt-in shared memory per block in bytes) of CUDA device `index`."""
     props = torch.cuda.get_device_properties(index)
     return props.multi_processor_count, props.shared_memory_per_block_optin
@@ -182,7 +188,7 @@ def _describe(name: str, t: torch.Tensor) -> str:
     return f"{name} of shape {tuple(t.shape)} and dtype {t.dtype} on {t.device}"
 
 
-def _check_args(x: torch.Tensor, weight: torch.Tensor) -> None:
+def check_args(x: torch.Tensor, weight: torch.Tensor) -> None:
     """Raise one clear ValueError for inputs the kernels do not support (cheap when all is well)."""
     ok = x.dtype in _FLOAT_DTYPES and weight.dtype in _FLOAT_DTYPES and x.dim() > 0
     ok = ok and 1 <= x.shape[-1] <= MAX_HIDDEN and weight.dim() == 1
@@ -204,14 +210,14 @@ def _raise_bad_args(x: torch.Tensor, weight: torch.Tensor) -> None:
     raise ValueError(f"{where}: Triton needs CUDA tensors (or TRITON_INTERPRET=1)")
 
 
-def _check_dy(dy: torch.Tensor, x: torch.Tensor) -> None:
+def check_dy(dy: torch.Tensor, x: torch.Tensor) -> None:
     """The backward's incoming gradient must match x in shape and device, in any float dtype."""
     if dy.shape != x.shape or dy.dtype not in _FLOAT_DTYPES or dy.device != x.device:
         got = _describe("dy", dy)
         raise ValueError(f"rms_norm backward: {got} does not match {_describe('x', x)}")
 
 
-def _check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
+def check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
     """A caller's output buffer must be contiguous with the shape, dtype and device expected."""
     if tuple(t.shape) != tuple(shape) or t.dtype != dtype or t.device != device:
         want = f"{tuple(shape)}, {dtype}, on {device}"
@@ -220,7 +226,7 @@ def _check_buffer(name: str, t: torch.Tensor, shape, dtype, device) -> None:
         raise ValueError(f"rms_norm: {_describe(name, t)} must be contiguous")
 
 
-def _rows(t: torch.Tensor) -> torch.Tensor:
+def as_rows(t: torch.Tensor) -> torch.Tensor:
     """(..., N) -> (M, N) with unit column stride: a view when the layout allows one, else a copy.
 
     The kernels take one row stride, so any layout whose rows reshape to (M, N) with column
@@ -230,7 +236,7 @@ def _rows(t: torch.Tensor) -> torch.Tensor:
     return t2 if t2.stride(-1) == 1 or t2.shape[-1] == 1 else t2.contiguous()
 
 
-def _unit(w: torch.Tensor) -> torch.Tensor:
+def unit_stride(w: torch.Tensor) -> torch.Tensor:
     """The weight with unit stride: the kernels index it as w_ptr + col."""
     return w if w.is_contiguous() else w.contiguous()
 
@@ -325,14 +331,14 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
     dy (any float dtype, any strides) is only read. Pass `dw_partial` (programs, N) fp32 to fix
     the number of programs; compute_dw=False skips dW and returns dw None.
     """
-    _check_args(x, weight)
-    _check_dy(dy, x)
-    _check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
+    check_args(x, weight)
+    check_dy(dy, x)
+    check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
     if dx is None:
         dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     else:
-        _check_buffer("dx", dx, x.shape, x.dtype, x.device)
-    x2, dy2 = _rows(x), _rows(dy)
+        check_buffer("dx", dx, x.shape, x.dtype, x.device)
+    x2, dy2 = as_rows(x), as_rows(dy)
     n_rows, n_cols = x2.shape
     if n_rows == 0:
         return dx, torch.zeros_like(weight) if compute_dw else None
@@ -343,9 +349,9 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
         dw_partial = torch.empty(shape, dtype=torch.float32, device=x.device)
     else:
         n_prog = dw_partial.shape[0]
-        _check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
+        check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
     dx2 = dx.view(n_rows, n_cols)
-    args = (dy2, x2, _unit(weight), rstd.view(-1), dx2, dw_partial, n_rows)
+    args = (dy2, x2, unit_stride(weight), rstd.view(-1), dx2, dw_partial, n_rows)
     _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, dx2), plan,
             NUM_STAGES=plan[3], COMPUTE_DW=compute_dw)  # fmt: skip
     if not compute_dw:
@@ -409,7 +415,7 @@ def rms_norm_fwd_op(
 
 @rms_norm_fwd_op.register_fake
 def _(x, weight, eps, triton_backward):
-    _check_args(x, weight)
+    check_args(x, weight)
     y = x.new_empty(x.shape, dtype=torch.promote_types(x.dtype, weight.dtype))
     return y, x.new_empty(x.shape[:-1], dtype=torch.float32)
 
