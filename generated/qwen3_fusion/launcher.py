@@ -70,16 +70,20 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
         key = (kernel, index, num_warps, *map(_spec, args), *constexprs.values())
         ck = _compiled.get(key)
         if ck is not None and _hooks_off():
-            # what JITFunction.run does after its cache lookup, with no launch metadata
-            ck.run(grid[0], grid[1] if len(grid) > 1 else 1, 1,
-                   _get_stream(index), ck.function,
-                   ck.packed_metadata, None, None, None, *args, *constexprs.values())  # fmt: skip
-            return
+            try:  # what JITFunction.run does after its cache lookup, with no launch metadata
+                ck.run(grid[0], grid[1] if len(grid) > 1 else 1, 1,
+                       _get_stream(index), ck.function,
+                       ck.packed_metadata, None, None, None, *args, *constexprs.values())  # fmt: skip
+                return
+            except (AttributeError, TypeError):  # a Triton whose launch API differs: its own path
+                _FAST = False
+                _compiled.clear()
         try:
             ck = kernel[grid](*args, **constexprs, num_warps=num_warps)
-            if _hooks_off() and ck.function is not None and hasattr(ck, "packed_metadata"):
+            usable = ck.function is not None and hasattr(ck, "packed_metadata")
+            if _FAST and _hooks_off() and usable:
                 _compiled[key] = ck
-        except AttributeError:  # a Triton whose launch API differs: stay on its own path
+        except AttributeError:  # the launch ran; its handle lacks what the fast path needs
             _FAST = False
         return
     if args[0].is_cuda and index != torch.cuda.current_device():
