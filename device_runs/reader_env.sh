@@ -1,0 +1,18 @@
+# Sourced by the H200 calls that run the posts as a reader would (final_gpu_call*.sh, session7_blocks.sh):
+# the wheels in .whl/ (liger-kernel, torchinfo) on PYTHONPATH with the tangled package, `python` and
+# `qwen3-fusion-scan` on PATH as a `pip install .` would give them, the versions recorded in $OUT.
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>/dev/null
+export PYTHONPATH=/tmp/site:$PWD/generated PYTHONUNBUFFERED=1
+mkdir -p /tmp/shim && printf '#!/bin/sh\nexec python3 "$@"\n' > /tmp/shim/python \
+  && printf '#!/bin/sh\nexec python3 -c "import sys; from qwen3_fusion.signals import main; sys.exit(main())" "$@"\n' > /tmp/shim/qwen3-fusion-scan \
+  && chmod +x /tmp/shim/* && export PATH=/tmp/shim:$PATH
+python3 -c "import torch, triton, transformers; print(torch.__version__, triton.__version__, transformers.__version__, torch.cuda.get_device_name())" | tee "$OUT/versions.txt"
+
+# run_post_blocks SECONDS: both posts' python and bash blocks in order, each post in a scratch folder
+run_post_blocks() {
+  local post
+  for post in triton-rmsnorm-kernel qwen3-fusion-reading; do
+    mkdir -p /tmp/reader_$post && (cd /tmp/reader_$post && timeout "$1" python3 "$OLDPWD/device_runs/run_post_blocks.py" "$OLDPWD/device_runs/post_blocks/$post.json") \
+      > "$OUT/blocks_$post.txt" 2>&1; echo "$post rc=$?"; grep -a "^ok\|^skip\|^FAIL" "$OUT/blocks_$post.txt" | tail -40
+  done
+}
