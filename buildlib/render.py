@@ -218,6 +218,23 @@ def load_results(root: Path) -> dict[str, dict]:
     return out
 
 
+def gpu_run_lines(results: dict, read: set) -> list[dict]:
+    """The GPU runs whose files this post's code reads (the freeze's inputs), one line per setup:
+    {gpu, torch, triton, transformers, date}, date the first and last day the files name."""
+    runs: dict[tuple, list[str]] = {}
+    for name, r in sorted(results.items()):
+        meta = r.get("meta") if isinstance(r, dict) else None
+        if f"{name}.json" not in read or not isinstance(meta, dict) or not meta.get("gpu"):
+            continue
+        # the scanner's JSON uses "gpu" for its cost model ("h200"): the device is then "gpu_name"
+        device = meta.get("gpu_name") or meta["gpu"]
+        key = (("gpu", str(device)),) + tuple((k, str(meta.get(k, "?"))) for k in ("torch", "triton", "transformers"))
+        # a merged file's date is a range ("2026-12-03 to 2026-12-04"): keep every day it names
+        days = re.findall(r"\d{4}-\d{2}-\d{2}", str(meta.get("date", ""))) or ["?"]
+        runs.setdefault(key, []).extend(days)
+    return [{**dict(k), "date": " 至 ".join(sorted({min(d), max(d)}))} for k, d in runs.items()]
+
+
 def post_values(
     src: Source,
     series: Series,
@@ -240,18 +257,7 @@ def post_values(
         }
         for p in series.posts
     ]
-    # the GPU runs whose files this post's code reads (the freeze's inputs), one line per setup
-    read = set(freeze_results)
-    runs: dict[tuple, list[str]] = {}
-    for name, r in sorted(results.items()):
-        meta = r.get("meta") if isinstance(r, dict) else None
-        if f"{name}.json" not in read or not isinstance(meta, dict) or not meta.get("gpu"):
-            continue
-        # the scanner's JSON uses "gpu" for its cost model ("h200"): the device is then "gpu_name"
-        device = meta.get("gpu_name") or meta["gpu"]
-        key = (("gpu", str(device)),) + tuple((k, str(meta.get(k, "?"))) for k in ("torch", "triton", "transformers"))
-        runs.setdefault(key, []).append(str(meta.get("date", "?"))[:10])
-    gpu_runs = [{**dict(k), "date": " 至 ".join(sorted({min(d), max(d)}))} for k, d in runs.items()]
+    gpu_runs = gpu_run_lines(results, set(freeze_results))
     return {
         "meta": src.meta,
         "series": series.name,

@@ -549,3 +549,18 @@ def test_check_wants_results_files_to_name_gpu_versions_and_date(project):
         p.startswith("src_literate/results/h200_log.txt: does not name its driver")
         for p in problems
     )
+
+
+def test_gpu_run_line_spans_a_merged_files_date_range():
+    from buildlib.render import gpu_run_lines
+
+    meta = {"gpu": "NVIDIA H200", "torch": "2.11.0", "triton": "3.6.0", "transformers": "5.17.0"}
+    results = {
+        "one": {"meta": {**meta, "date": "2026-12-03"}},
+        "merged": {"meta": {**meta, "date": "2026-12-03 to 2026-12-05"}},
+        "unread": {"meta": {**meta, "date": "2026-11-01"}},
+        "cost_model": {"meta": {**meta, "gpu": "h200", "gpu_name": "NVIDIA H100", "date": "2026-12-04"}},
+    }
+    lines = gpu_run_lines(results, {"one.json", "merged.json", "cost_model.json"})
+    by_gpu = {ln["gpu"]: ln["date"] for ln in lines}
+    assert by_gpu == {"NVIDIA H200": "2026-12-03 至 2026-12-05", "NVIDIA H100": "2026-12-04"}
