@@ -74,3 +74,25 @@ def test_cli_refuses_a_chunk_mem_const_below_one(capsys):
         ts.main(["--variant", "flce", "--chunk-mem-const", "0"])
     assert exc.value.code == 2 and "--chunk-mem-const must be a positive integer, got 0" in capsys.readouterr().err
     assert {"flce", "compile_causal_flce"} <= set(ts.TRAIN_VARIANTS)
+
+
+def test_cli_liger_variants_patch_what_they_name(monkeypatch):
+    """liger_no_flce asks Liger for everything but FLCE; liger_full_coarse for Liger's defaults with
+    FLCE's chunk_mem_const forced (both are command-line variants, not in the bench's run)."""
+    import sys
+    import types
+
+    mod = _fake_liger(monkeypatch)
+    calls = []
+    fake = types.ModuleType("liger_kernel.transformers")
+    fake.apply_liger_kernel_to_qwen3 = lambda **kwargs: calls.append(
+        (sorted(k for k in kwargs if k != "model"), kwargs.get("fused_linear_cross_entropy", True),
+         mod.fused_linear_cross_entropy_forward(chunk_mem_const=1)))
+    monkeypatch.setitem(sys.modules, fake.__name__, fake)
+    monkeypatch.setattr(bc, "DEVICE", "cpu")
+    config = ts.model_config(ts.SMOKE_CONFIG)
+    with ts.flce_chunks_kept():
+        ts.build_variant("liger_no_flce", None, config)
+        ts.build_variant("liger_full_coarse", None, config, chunk_mem_const=8)
+    assert calls == [(["fused_linear_cross_entropy"], False, 1), ([], True, 8)]
+    assert {"liger_no_flce", "liger_full_coarse"} <= set(ts.CLI_VARIANTS) and "liger_no_flce" not in ts.TRAIN_VARIANTS

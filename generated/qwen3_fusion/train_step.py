@@ -11,6 +11,7 @@ Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is
 """
 
 __all__ = [
+    "CLI_VARIANTS",
     "FLCE_CHUNK_MEM_CONST",
     "HOST_SAMPLES",
     "SMOKE_CONFIG",
@@ -58,6 +59,9 @@ SMOKE_CONFIG = dict(TRAIN_CONFIG, layers=2, hidden=64, heads=4, kv_heads=2, head
                     intermediate=128, vocab=256, batch=2, seq=16, warmup_steps=1, timed_steps=2)  # fmt: skip
 TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "liger_full", "compile",
                   "compile_ours", "compile_causal", "flce", "compile_causal_flce"]  # fmt: skip
+# two more Liger setups for the command line (not in the bench's run): RoPE + RMSNorm + SwiGLU without
+# FLCE, and Liger's full patch with FLCE at the coarser chunk_mem_const below
+CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse"]
 # Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.1)
 FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
@@ -100,8 +104,10 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     compile (torch.compile of hf); compile_ours (torch.compile with our norm as an opaque op);
     compile_causal (torch.compile of hf with `causal_sdpa`: no mask tensor for sdpa); flce (Liger's
     fused linear cross-entropy for lm_head + loss, the rest HF eager); compile_causal_flce (the
-    decoder compiled in place with `causal_sdpa`, the loss left to FLCE). The flce variants run
-    with `chunk_mem_const` (Liger's default is 1) until `flce_chunks_kept()` exits."""
+    decoder compiled in place with `causal_sdpa`, the loss left to FLCE); liger_no_flce (Liger's
+    RoPE, RMSNorm and SwiGLU, HF's loss); liger_full_coarse (liger_full with FLCE's chunk_mem_const).
+    The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
+    `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
     from transformers.models.qwen3 import modeling_qwen3
 
@@ -124,10 +130,12 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
         from qwen3_fusion.patching import patch_qwen3_rmsnorm
 
         patch_qwen3_rmsnorm(model, backward="torch" if variant == "ours_fwd" else "triton")
-    if variant == "liger_full":
+    if variant in ("liger_full", "liger_no_flce", "liger_full_coarse"):
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
-        apply_liger_kernel_to_qwen3(model=model)
+        if variant == "liger_full_coarse":
+            force_flce_chunk_mem_const(chunk_mem_const)
+        apply_liger_kernel_to_qwen3(model=model, **({"fused_linear_cross_entropy": False} if variant == "liger_no_flce" else {}))
     if variant.startswith("compile_causal"):
         causal_sdpa(model)
     model.train()
@@ -309,11 +317,11 @@ def main(argv=None) -> int:
         description="Run Qwen3 training steps (random weights) on a GPU.",
     )
     p.add_argument("--config", choices=sorted(TRAIN_CONFIGS), default="qwen3_0.6b_8l")
-    p.add_argument("--variant", choices=TRAIN_VARIANTS, default="hf")
+    p.add_argument("--variant", choices=CLI_VARIANTS, default="hf")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--nvtx", action="store_true", help="one NVTX range per step (for nsys)")
     p.add_argument("--chunk-mem-const", type=int, default=FLCE_CHUNK_MEM_CONST, metavar="C",
-                   help="Liger FLCE's chunk_mem_const for the flce variants (Liger's own default: 1)")  # fmt: skip
+                   help="Liger FLCE's chunk_mem_const for flce, compile_causal_flce and liger_full_coarse (Liger's own default: 1)")  # fmt: skip
     args = p.parse_args(argv)
     if args.chunk_mem_const < 1:
         p.error(f"--chunk-mem-const must be a positive integer, got {args.chunk_mem_const}")
