@@ -135,7 +135,8 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
 
         if variant == "liger_full_coarse":
             force_flce_chunk_mem_const(chunk_mem_const)
-        apply_liger_kernel_to_qwen3(model=model, **({"fused_linear_cross_entropy": False} if variant == "liger_no_flce" else {}))
+        no_flce = {"fused_linear_cross_entropy": False} if variant == "liger_no_flce" else {}
+        apply_liger_kernel_to_qwen3(model=model, **no_flce)
     if variant.startswith("compile_causal"):
         causal_sdpa(model)
     model.train()
