@@ -1,0 +1,146 @@
+"""Ninth session, two questions the posts asked of the H200 without an answer yet.
+
+1. Host cost per launched kernel in a whole eager training step (post 1 §一, §四): HF eager,
+   Qwen3-0.6B x 8 layers, at 4 x 2048 (GPU-bound) and 1 x 128 (small batch): step time, host time
+   to issue a step from an idle device, kernels launched per step and GPU busy time (the union of
+   kernel intervals) from one profiled step.
+2. The 0.6B Liger-full stall (posts 1 §5.1 and 2 §6.2): Liger's full patch with FLCE at
+   chunk_mem_const 16 calls `.item()` once per step (fused_linear_cross_entropy.py, the count of
+   non-ignored targets). Each step is timed with the host's wait inside `.item()` recorded, then
+   again with `.item()` answering from a cache for CUDA scalars (the count does not change between
+   steps of a fixed batch), in the same process, twice each, at both training configs.
+
+Usage: python device_runs/session9_probe.py [--smoke] -> $OUT/h200_session9_probe.json
+"""
+
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+SMOKE = "--smoke" in sys.argv
+if SMOKE:
+    from qwen3_fusion import bench_common as bc
+
+    bc.use_smoke()
+from qwen3_fusion import bench_common as bc  # noqa: E402
+from qwen3_fusion import train_step as ts  # noqa: E402
+
+REAL_ITEM = torch.Tensor.item
+ITEM = {"waits": [], "cached": False, "cache": {}}
+
+
+def timed_item(self):
+    """Tensor.item that records how long the host waits in it; with ITEM['cached'] it answers
+    CUDA scalars from the value the first real call returned (no device sync)."""
+    key = (self.device.type, self.dtype, tuple(self.shape))
+    if ITEM["cached"] and self.device.type != "cpu" and key in ITEM["cache"]:
+        ITEM["waits"].append(0.0)
+        return ITEM["cache"][key]
+    t = time.perf_counter()
+    value = REAL_ITEM(self)
+    ITEM["waits"].append((time.perf_counter() - t) * 1e3)
+    ITEM["cache"].setdefault(key, value)
+    return value
+
+
+def kernel_stats(model, batch) -> dict:
+    """Kernels per step and GPU busy ms (union of kernel intervals) of one profiled step."""
+    if SMOKE:
+        return {"kernels": 0, "kernel_ms": 0.0, "busy_ms": 0.0}
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        model(input_ids=batch, labels=batch).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+    spans = []
+    for e in prof.events():
+        if e.device_type.name != "CUDA" or getattr(e, "is_user_annotation", False):
+            continue
+        if e.name.startswith(("Optimizer.", "ProfilerStep")):
+            continue
+        spans.append((e.time_range.start, e.time_range.end))
+    spans.sort()
+    busy, end = 0.0, float("-inf")
+    for a, b in spans:  # union of intervals
+        if b > end:
+            busy += b - max(a, end)
+            end = b
+    return {"kernels": len(spans), "kernel_ms": sum(b - a for a, b in spans) / 1e3, "busy_ms": busy / 1e3}
+
+
+def measure(variant: str, cfg: dict, state, batch, tag: str, cached_item: bool = False) -> dict:
+    with ts.qwen3_globals_kept(), ts.flce_chunks_kept():
+        model = ts.build_variant(variant, state, ts.model_config(cfg))
+        ts.run_steps(model, batch, cfg["warmup_steps"])
+        ITEM["cached"] = cached_item
+        ITEM["waits"].clear()
+        timed, losses, opt = ts.run_steps(model, batch, cfg["timed_steps"])
+        waits = list(ITEM["waits"])
+        host = []
+        for _ in range(ts.HOST_SAMPLES):
+            bc.sync()
+            t = time.perf_counter()
+            model(input_ids=batch, labels=batch).loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            host.append((time.perf_counter() - t) * 1e3)
+        bc.sync()
+        stats = kernel_stats(model, batch)
+        ITEM["cached"] = False
+    row = {
+        "tag": tag, "variant": variant, "batch": cfg["batch"], "seq": cfg["seq"], "layers": cfg["layers"],
+        "hidden": cfg["hidden"], "cached_item": cached_item,
+        "step_ms": statistics.median(timed), "step_ms_all": timed,
+        "host_issue_ms": statistics.median(host), "host_issue_ms_samples": host,
+        "item_calls_per_step": len(waits) / cfg["timed_steps"], "item_wait_ms_per_step": sum(waits) / cfg["timed_steps"],
+        "losses_first3": losses[:3], **stats,
+    }  # fmt: skip
+    print(f"{tag}: step {row['step_ms']:.1f} ms, host {row['host_issue_ms']:.1f} ms, "
+          f"kernels {row['kernels']}, busy {row['busy_ms']:.1f} ms, item {row['item_calls_per_step']:.0f}x "
+          f"{row['item_wait_ms_per_step']:.1f} ms/step", flush=True)  # fmt: skip
+    del model
+    torch._dynamo.reset()
+    if not SMOKE:
+        torch.cuda.empty_cache()
+    return row
+
+
+def main() -> int:
+    torch.Tensor.item = timed_item
+    rows = []
+    small = dict(ts.TRAIN_CONFIG, batch=1, seq=128)
+    plan = [("qwen3_0.6b_8l", ts.TRAIN_CONFIG), ("qwen3_0.6b_8l_1x128", small), ("qwen3_1.7b_6l", ts.TRAIN_CONFIG_1P7B)]
+    if SMOKE:
+        plan = [("smoke", ts.SMOKE_CONFIG), ("smoke_1x8", dict(ts.SMOKE_CONFIG, batch=1, seq=8))]
+    liger = SMOKE is False
+    for key, cfg in plan:
+        state = ts.reference_state(cfg)
+        batch = ts.make_batch(cfg)
+        if not key.startswith("qwen3_1.7b"):
+            rows.append(measure("hf", cfg, state, batch, f"{key} hf"))
+        if liger and not key.endswith("1x128"):
+            for rep in (1, 2):
+                for cached in (False, True):
+                    tag = f"{key} liger_full_coarse {'item cached' if cached else 'item'} #{rep}"
+                    try:
+                        rows.append(measure("liger_full_coarse", cfg, state, batch, tag, cached_item=cached))
+                    except Exception as exc:  # noqa: BLE001 - keep the other rows
+                        print(f"{tag} failed: {type(exc).__name__}: {exc}", flush=True)
+    out = {
+        "meta": bc.environment("python device_runs/session9_probe.py"),
+        "note": "HF eager host cost per kernel at two batch shapes; Liger full (FLCE chunk_mem_const 16) "
+        "with the host's wait in .item() timed, and with .item() of CUDA scalars answered from a cache",
+        "rows": rows,
+    }
+    path = os.path.join(os.environ.get("OUT", "/tmp"), "h200_session9_probe.json")
+    bc.write_json(out, path)
+    print("wrote", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
