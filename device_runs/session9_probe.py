@@ -72,18 +72,43 @@ def kernel_stats(model, batch) -> dict:
     return {"kernels": len(spans), "kernel_ms": sum(b - a for a, b in spans) / 1e3, "busy_ms": busy / 1e3}
 
 
+def run_steps_ro(model, batch, steps: int):
+    """ts.run_steps for a model compiled with mode="reduce-overhead": CUDA-graph trees reuse output
+    memory, so each step is marked and its loss copied before the next one runs."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=not bc.SMOKE)
+    marks, losses = [], []
+    for _ in range(steps):
+        marks.append(ts._mark())
+        torch.compiler.cudagraph_mark_step_begin()
+        loss = model(input_ids=batch, labels=batch).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        losses.append(loss.detach().clone())
+    marks.append(ts._mark())
+    bc.sync()
+    return [ts._elapsed_ms(a, b) for a, b in zip(marks[:-1], marks[1:])], [float(v) for v in losses], opt
+
+
 def measure(variant: str, cfg: dict, state, batch, tag: str, cached_item: bool = False) -> dict:
     with ts.qwen3_globals_kept(), ts.flce_chunks_kept():
-        model = ts.build_variant(variant, state, ts.model_config(cfg))
-        ts.run_steps(model, batch, cfg["warmup_steps"])
+        steps = ts.run_steps
+        if variant == "compile_ro":  # the whole model under torch.compile(mode="reduce-overhead")
+            model = torch.compile(ts.build_variant("hf", state, ts.model_config(cfg)), mode="reduce-overhead")
+            steps = run_steps_ro
+        else:
+            model = ts.build_variant(variant, state, ts.model_config(cfg))
+        steps(model, batch, cfg["warmup_steps"])
         ITEM["cached"] = cached_item
         ITEM["waits"].clear()
-        timed, losses, opt = ts.run_steps(model, batch, cfg["timed_steps"])
+        timed, losses, opt = steps(model, batch, cfg["timed_steps"])
         waits = list(ITEM["waits"])
         host = []
         for _ in range(ts.HOST_SAMPLES):
             bc.sync()
             t = time.perf_counter()
+            if variant == "compile_ro":
+                torch.compiler.cudagraph_mark_step_begin()
             model(input_ids=batch, labels=batch).loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -122,6 +147,12 @@ def main() -> int:
         batch = ts.make_batch(cfg)
         if not key.startswith("qwen3_1.7b"):
             rows.append(measure("hf", cfg, state, batch, f"{key} hf"))
+        if key.endswith(("1x128", "1x8")):  # the small batch: what compile and CUDA graphs do there
+            for variant in ("compile", "compile_ro"):
+                try:
+                    rows.append(measure(variant, cfg, state, batch, f"{key} {variant}"))
+                except Exception as exc:  # noqa: BLE001 - keep the other rows
+                    print(f"{key} {variant} failed: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
         if liger and not key.endswith("1x128"):
             for rep in (1, 2):
                 for cached in (False, True):
