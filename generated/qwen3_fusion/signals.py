@@ -76,10 +76,10 @@ SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
 # the cost model's GPUs: copy bandwidth (GB/s, bytes read + written) and the host time a removed
 # launch saves (µs). H200, measured on one H200 (src_literate/results/, 2026-12-03): a 2 GiB
 # bf16 device-to-device copy (4 GiB read and written) ran at 4249 GB/s. The launch term is 0:
-# a training step is GPU-bound (the host issues an eager Qwen3-0.6B x 8 step, 4 x 2048, in 49-70%
-# of the step time: three runs, each the median of 5), so launches hide behind kernels and fusing saves bytes only. When the host
-# is the bottleneck (host issue time >= step time), pass --launch-us: the exposed host time per
-# kernel, (eager - CUDA-graph replay) / kernels, of one eager decoder layer is 46 µs at 1 x 128.
+# a training step at 4 x 2048 is GPU-bound (an eager Qwen3-0.6B x 8 step keeps the GPU busy 98%+),
+# so launches hide behind kernels and fusing saves bytes only. When the host is the bottleneck
+# (the GPU mostly idle), pass --launch-us: the same step at 1 x 128 costs the host 24-32 µs per
+# kernel launched (step time / kernels, three runs; results/h200_host_probe.json).
 GPUS = {"h200": {"gbps": 4249.0, "launch_us": 0.0}}
 
 
