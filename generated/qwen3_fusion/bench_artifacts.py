@@ -54,10 +54,11 @@ def kernel_class(name: str) -> str:
     low = name.lower()
     if low.startswith(("memcpy", "memset")):
         return "memcpy"
-    if any(k in low for k in ("gemm", "cutlass", "sm90_xmma", "cublas", "nvjet")):
-        return "gemm"
+    # attention first: memory-efficient sdpa kernels are named fmha_cutlass*
     if any(k in low for k in ("flash", "fmha", "attention", "sdpa")):
         return "attention"
+    if any(k in low for k in ("gemm", "cutlass", "sm90_xmma", "cublas", "nvjet")):
+        return "gemm"
     if any(k in low for k in ("copy", "catarray", "cat_")):
         return "copy"
     if "adam" in low or "multi_tensor" in low:
