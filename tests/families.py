@@ -54,6 +54,14 @@ FAMILIES = {
         True,
     ),
     "olmo": ({}, "LayerNorm", True, {"silu"}, True),
+    # forward(**kwargs) with no use_cache parameter of its own: the scanner must still turn the cache off
+    "granitemoe": (
+        {"num_local_experts": 4, "num_experts_per_tok": 2},
+        "GraniteMoeRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
     "deepseek_v3": (
         {
             # MLA: heads and kv heads equal, as in the real config (with fewer kv heads
