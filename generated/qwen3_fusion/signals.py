@@ -108,7 +108,9 @@ def _example(model, example_inputs, example_kwargs) -> tuple:
         accepted = {}
     # forward(**kwargs) that hands them on (GraniteMoe) takes use_cache too: the config has one
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    if "use_cache" not in kwargs and ("use_cache" in accepted or (var_kw and hasattr(config, "use_cache"))):
+    if "use_cache" not in kwargs and (
+        "use_cache" in accepted or (var_kw and hasattr(config, "use_cache"))
+    ):
         kwargs["use_cache"] = False
     return tuple(example_inputs), kwargs
 
