@@ -39,6 +39,22 @@ def test_compile_causal_drops_the_mask_and_keeps_the_logits(monkeypatch):
     assert _first_sdpa_call(hf, ids)[0]  # plain sdpa: transformers builds a mask tensor under Dynamo
 
 
+def test_compile_causal_refuses_a_padded_batch(monkeypatch):
+    """Without a mask tensor, padding would be silently attended to: the mask function refuses it."""
+    import pytest
+
+    monkeypatch.setattr(bc, "DEVICE", "cpu")
+    config = ts.model_config(ts.SMOKE_CONFIG)
+    causal = ts.build_variant("compile_causal", None, config)._orig_mod
+    ids = torch.randint(0, ts.SMOKE_CONFIG["vocab"], (2, 16), generator=torch.Generator().manual_seed(0))
+    mask = torch.ones_like(ids)
+    with torch.no_grad():
+        causal(input_ids=ids, attention_mask=mask, use_cache=False)  # all ones: nothing to mask
+        mask[1, :3] = 0  # left padding in the second row
+        with pytest.raises(ValueError, match="padding"):
+            causal(input_ids=ids, attention_mask=mask, use_cache=False)
+
+
 def _fake_liger(monkeypatch):
     """A stand-in for liger_kernel.ops.fused_linear_cross_entropy (not installed on CPU machines):
     its forward returns the chunk_mem_const it was called with."""

@@ -91,8 +91,15 @@ def causal_sdpa(model) -> None:
     from transformers.masking_utils import AttentionMaskInterface
 
     AttentionInterface.register("sdpa_causal", sdpa_attention_forward)
-    AttentionMaskInterface.register("sdpa_causal", lambda *args, **kwargs: None)
+    AttentionMaskInterface.register("sdpa_causal", _no_mask)
     model.set_attn_implementation("sdpa_causal")
+
+
+def _no_mask(*args, attention_mask=None, **kwargs):
+    """causal_sdpa's mask function: no mask tensor; a padded batch is refused, not silently unmasked."""
+    if attention_mask is not None and not bool(attention_mask.all()):
+        raise ValueError("sdpa_causal cannot mask padding: use the plain sdpa implementation")
+    return None
 
 
 def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK_MEM_CONST):
