@@ -130,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
         "--launch-us",
         type=_positive(float, zero_ok=True),
         help="host time saved per launch removed, µs (default 0: a GPU-bound step hides "
-        "launches; use the exposed host time per kernel when host issue time >= step time)",
+        "launches; when the GPU mostly idles, use the host's cost per kernel: step time / kernels)",
     )
     p.add_argument(
         "--inductor",
