@@ -91,3 +91,15 @@ def test_liger_patch_of_qwen3_globals_is_undone():
             raise RuntimeError("variant failed")
     after = dict(vars(modeling_qwen3))
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)
+
+
+def test_kernel_class_puts_every_attention_kernel_in_attention():
+    """Memory-efficient sdpa kernels (fmha_cutlass*) and cuDNN's backward helpers are attention, not
+    GEMM or elementwise; GEMMs stay GEMMs."""
+    from qwen3_fusion.bench_artifacts import kernel_class
+
+    attention = ["fmha_cutlassF_bf16_aligned_64x64_rf_sm80", "void cudnn::fusion::convert_dq_to_16bits<true>(void const*)",
+                 "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x"]  # fmt: skip
+    assert [kernel_class(n) for n in attention] == ["attention"] * 3
+    assert kernel_class("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT") == "gemm"
+    assert kernel_class("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64") == "gemm"

@@ -54,8 +54,9 @@ def kernel_class(name: str) -> str:
     low = name.lower()
     if low.startswith(("memcpy", "memset")):
         return "memcpy"
-    # attention first: memory-efficient sdpa kernels are named fmha_cutlass*
-    if any(k in low for k in ("flash", "fmha", "attention", "sdpa")):
+    # attention first: memory-efficient sdpa kernels are named fmha_cutlass*; cuDNN's (transformer
+    # training runs no cuDNN convolutions) include backward helpers such as cudnn::fusion::convert_dq_to_16bits
+    if any(k in low for k in ("flash", "fmha", "attention", "sdpa", "cudnn")):
         return "attention"
     if any(k in low for k in ("gemm", "cutlass", "sm90_xmma", "cublas", "nvjet")):
         return "gemm"
