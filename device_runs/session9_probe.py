@@ -11,6 +11,8 @@
    steps of a fixed batch), in the same process, twice each, at both training configs.
 
 Usage: python device_runs/session9_probe.py [--smoke] -> $OUT/h200_session9_probe.json
+       python device_runs/session9_probe.py --steady  (tenth session: kernels and busy time of a
+       steady-state step, the optimizer state already allocated) -> $OUT/h200_session9_probe_steady.json
 """
 
 import os
@@ -21,6 +23,7 @@ import time
 import torch
 
 SMOKE = "--smoke" in sys.argv
+STEADY = "--steady" in sys.argv  # profile with the warmed optimizer; HF and compile rows only
 if SMOKE:
     from qwen3_fusion import bench_common as bc
 
@@ -46,12 +49,17 @@ def timed_item(self):
     return value
 
 
-def kernel_stats(model, batch) -> dict:
-    """Kernels per step and GPU busy ms (union of kernel intervals) of one profiled step."""
+def kernel_stats(model, batch, opt=None, ro=False) -> dict:
+    """Kernels per step and GPU busy ms (union of kernel intervals) of one profiled step.
+
+    Without `opt` a new optimizer is made, and its first step allocates and zeroes the optimizer
+    state (three kernels per parameter, counted in); --steady passes the timed steps' warmed one."""
     if SMOKE:
         return {"kernels": 0, "kernel_ms": 0.0, "busy_ms": 0.0}
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+    opt = opt or torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        if ro:
+            torch.compiler.cudagraph_mark_step_begin()
         model(input_ids=batch, labels=batch).loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -114,7 +122,7 @@ def measure(variant: str, cfg: dict, state, batch, tag: str, cached_item: bool =
             opt.zero_grad(set_to_none=True)
             host.append((time.perf_counter() - t) * 1e3)
         bc.sync()
-        stats = kernel_stats(model, batch)
+        stats = kernel_stats(model, batch, opt, variant == "compile_ro") if STEADY else kernel_stats(model, batch)
         ITEM["cached"] = False
     row = {
         "tag": tag, "variant": variant, "batch": cfg["batch"], "seq": cfg["seq"], "layers": cfg["layers"],
@@ -138,10 +146,11 @@ def main() -> int:
     torch.Tensor.item = timed_item
     rows = []
     small = dict(ts.TRAIN_CONFIG, batch=1, seq=128)
-    plan = [("qwen3_0.6b_8l", ts.TRAIN_CONFIG), ("qwen3_0.6b_8l_1x128", small), ("qwen3_1.7b_6l", ts.TRAIN_CONFIG_1P7B)]
+    plan = [("qwen3_0.6b_8l", ts.TRAIN_CONFIG), ("qwen3_0.6b_8l_1x128", small)]
+    plan += [] if STEADY else [("qwen3_1.7b_6l", ts.TRAIN_CONFIG_1P7B)]
     if SMOKE:
         plan = [("smoke", ts.SMOKE_CONFIG), ("smoke_1x8", dict(ts.SMOKE_CONFIG, batch=1, seq=8))]
-    liger = SMOKE is False
+    liger = SMOKE is False and not STEADY
     for key, cfg in plan:
         state = ts.reference_state(cfg)
         batch = ts.make_batch(cfg)
@@ -162,12 +171,13 @@ def main() -> int:
                     except Exception as exc:  # noqa: BLE001 - keep the other rows
                         print(f"{tag} failed: {type(exc).__name__}: {exc}", flush=True)
     out = {
-        "meta": bc.environment("python device_runs/session9_probe.py"),
+        "meta": bc.environment("python device_runs/session9_probe.py" + (" --steady" if STEADY else "")),
         "note": "HF eager host cost per kernel at two batch shapes; Liger full (FLCE chunk_mem_const 16) "
         "with the host's wait in .item() timed, and with .item() of CUDA scalars answered from a cache",
         "rows": rows,
     }
-    path = os.path.join(os.environ.get("OUT", "/tmp"), "h200_session9_probe.json")
+    name = "h200_session9_probe_steady.json" if STEADY else "h200_session9_probe.json"
+    path = os.path.join(os.environ.get("OUT", "/tmp"), name)
     bc.write_json(out, path)
     print("wrote", path)
     return 0
