@@ -103,3 +103,16 @@ def test_kernel_class_puts_every_attention_kernel_in_attention():
     assert [kernel_class(n) for n in attention] == ["attention"] * 3
     assert kernel_class("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT") == "gemm"
     assert kernel_class("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64") == "gemm"
+
+
+def test_kernel_class_counts_inductor_fusions_as_elementwise():
+    """An Inductor kernel that fused a cast keeps "_to_copy" in its name: it is a fused elementwise or
+    reduction kernel, not a copy; ATen's own copy kernels stay copies."""
+    from qwen3_fusion.bench_artifacts import kernel_class
+
+    fused = ["triton_red_fused__log_softmax__to_copy__unsafe_view_prepare_softmax_online_view_14",
+             "triton_poi_fused__to_copy_add_bmm_cat_cos_mul_neg_sin_slice_slice_backward_transpose_unsqueeze_4",
+             "triton_per_fused__to_copy__unsafe_view_add_mean_mul_pow_rsqrt_12"]  # fmt: skip
+    assert [kernel_class(n) for n in fused] == ["elementwise_reduction"] * 3
+    aten_copy = "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+    assert kernel_class(aten_copy) == "copy"

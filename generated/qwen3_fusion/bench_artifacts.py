@@ -60,6 +60,8 @@ def kernel_class(name: str) -> str:
         return "attention"
     if any(k in low for k in ("gemm", "cutlass", "sm90_xmma", "cublas", "nvjet")):
         return "gemm"
+    if low.startswith(("triton_poi_", "triton_per_", "triton_red_")):
+        return "elementwise_reduction"  # Inductor's fused kernels: "_to_copy" in a name is one fused op
     if any(k in low for k in ("copy", "catarray", "cat_")):
         return "copy"
     if "adam" in low or "multi_tensor" in low:
