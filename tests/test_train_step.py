@@ -112,3 +112,34 @@ def test_cli_liger_variants_patch_what_they_name(monkeypatch):
         ts.build_variant("liger_full_coarse", None, config, chunk_mem_const=8)
     assert calls == [(["fused_linear_cross_entropy"], False, 1), ([], True, 8)]
     assert {"liger_no_flce", "liger_full_coarse"} <= set(ts.CLI_VARIANTS) and "liger_no_flce" not in ts.TRAIN_VARIANTS
+
+
+def test_compile_ro_marks_each_step_and_keeps_the_losses(monkeypatch):
+    """compile_ro (reduce-overhead) steps: each is marked for CUDA-graph trees and its loss copied out;
+    the losses equal plain compile's (on the CPU the graphs are skipped, the marking path still runs)."""
+    monkeypatch.setattr(bc, "DEVICE", "cpu")
+    monkeypatch.setattr(bc, "SMOKE", True)
+    marks = []
+    real_mark = torch.compiler.cudagraph_mark_step_begin
+    monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: marks.append(1) or real_mark())
+    cfg = ts.SMOKE_CONFIG
+    state = ts.reference_state(cfg)
+    batch = ts.make_batch(cfg)
+    torch._dynamo.reset()
+    ro = ts.build_variant("compile_ro", state, ts.model_config(cfg))
+    assert "compile_ro" in ts.CLI_VARIANTS and ro.cudagraph_steps
+    _, ro_losses, _ = ts.run_steps(ro, batch, 2)
+    assert len(marks) == 2
+    torch._dynamo.reset()
+    _, plain_losses, _ = ts.run_steps(ts.build_variant("compile", state, ts.model_config(cfg)), batch, 2)
+    torch._dynamo.reset()
+    assert all(abs(a - b) < 1e-4 for a, b in zip(ro_losses, plain_losses, strict=True))
+
+
+def test_cli_refuses_a_non_positive_batch_or_seq():
+    import pytest
+
+    for flag in ("--batch", "--seq"):
+        with pytest.raises(SystemExit) as exc:
+            ts.main([flag, "0"])
+        assert exc.value.code == 2

@@ -61,7 +61,7 @@ TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "l
                   "compile_ours", "compile_causal", "flce", "compile_causal_flce"]  # fmt: skip
 # two more Liger setups for the command line (not in the bench's run): RoPE + RMSNorm + SwiGLU without
 # FLCE, and Liger's full patch with FLCE at the coarser chunk_mem_const below
-CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse"]
+CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse", "compile_ro"]
 # Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.1)
 FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
@@ -112,7 +112,9 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     compile_causal (torch.compile of hf with `causal_sdpa`: no mask tensor for sdpa); flce (Liger's
     fused linear cross-entropy for lm_head + loss, the rest HF eager); compile_causal_flce (the
     decoder compiled in place with `causal_sdpa`, the loss left to FLCE); liger_no_flce (Liger's
-    RoPE, RMSNorm and SwiGLU, HF's loss); liger_full_coarse (liger_full with FLCE's chunk_mem_const).
+    RoPE, RMSNorm and SwiGLU, HF's loss); liger_full_coarse (liger_full with FLCE's chunk_mem_const);
+    compile_ro (torch.compile with mode="reduce-overhead": the compiled forward and backward replayed
+    as CUDA graphs, the optimizer eager; command line only).
     The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
     `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
@@ -156,6 +158,12 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
         if variant == "compile_causal_flce":
             model.model.compile()  # the decoder; FLCE's .item() would break the graph of the whole
         return model
+    if variant == "compile_ro":
+        # CUDA graphs of the compiled forward and backward, the optimizer eager; run_steps marks
+        # each step and copies its loss out of the graphs' memory
+        compiled = torch.compile(model, mode="reduce-overhead")
+        compiled.cudagraph_steps = True
+        return compiled
     return torch.compile(model) if variant.startswith("compile") else model
 
 
@@ -201,15 +209,18 @@ def run_steps(model, batch, steps: int, nvtx: bool = False):
     optimizer); on a GPU each step is timed by device events around it."""
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=not bc.SMOKE)
     marks, losses = [], []
+    graphs = getattr(model, "cudagraph_steps", False)
     for i in range(steps):
         if nvtx:
             torch.cuda.nvtx.range_push(f"step {i}")
         marks.append(_mark())
+        if graphs:
+            torch.compiler.cudagraph_mark_step_begin()  # CUDA-graph trees reuse the last step's outputs
         loss = model(input_ids=batch, labels=batch).loss
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
-        losses.append(loss.detach())
+        losses.append(loss.detach().clone() if graphs else loss.detach())
         if nvtx:
             torch.cuda.nvtx.range_pop()
     marks.append(_mark())
@@ -330,19 +341,25 @@ def main(argv=None) -> int:
     p.add_argument("--nvtx", action="store_true", help="one NVTX range per step (for nsys)")
     p.add_argument("--chunk-mem-const", type=int, default=FLCE_CHUNK_MEM_CONST, metavar="C",
                    help="Liger FLCE's chunk_mem_const for flce, compile_causal_flce and liger_full_coarse (Liger's own default: 1)")  # fmt: skip
+    p.add_argument("--batch", type=int, help="sequences per step (default: the config's)")
+    p.add_argument("--seq", type=int, help="tokens per sequence (default: the config's)")
     args = p.parse_args(argv)
     if args.chunk_mem_const < 1:
         p.error(f"--chunk-mem-const must be a positive integer, got {args.chunk_mem_const}")
+    for name in ("batch", "seq"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            p.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
     if not torch.cuda.is_available():
         print("qwen3_fusion.train_step needs a CUDA GPU", file=sys.stderr)
         return 3
-    cfg = TRAIN_CONFIGS[args.config]
+    cfg = dict(TRAIN_CONFIGS[args.config])
+    cfg.update({k: v for k in ("batch", "seq") if (v := getattr(args, k)) is not None})
     torch.manual_seed(cfg["seed"])
     model = build_variant(args.variant, None, model_config(cfg), args.chunk_mem_const)
     times, losses, _ = run_steps(model, make_batch(cfg), args.steps, args.nvtx)
     later = sorted(times[3:] or times)
     print(
-        f"{args.config} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
+        f"{args.config} {cfg['batch']}x{cfg['seq']} {args.variant}: median step {later[len(later) // 2]:.1f} ms over "
         f"{len(later)} steps after warm-up; peak memory {torch.cuda.max_memory_allocated() / 1e9:.1f} GB; "
         f"first loss {losses[0]:.4f}"
     )
