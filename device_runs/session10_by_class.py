@@ -17,7 +17,7 @@ from qwen3_fusion import bench_common as bc
 if "--smoke" in sys.argv:
     bc.use_smoke()
 from qwen3_fusion import train_step as ts  # noqa: E402
-from qwen3_fusion.bench_artifacts import kernel_class  # noqa: E402
+from qwen3_fusion.bench_artifacts import _union_ms, kernel_class  # noqa: E402
 
 
 def profile_step(model, batch) -> dict:
@@ -37,16 +37,11 @@ def profile_step(model, batch) -> dict:
             continue
         us = e.time_range.end - e.time_range.start
         by_name[e.name] += us / 1e3
-        spans.append((e.time_range.start, e.time_range.end))
+        spans.append((e.time_range.start, us))  # (start, duration) in us
     by_class = collections.Counter()
     for name, ms in by_name.items():
         by_class[kernel_class(name)] += ms
-    busy, end = 0.0, float("-inf")
-    for a, b in sorted(spans):
-        if b > end:
-            busy += b - max(a, end)
-            end = b
-    return {"kernels": len(spans), "kernel_ms": sum(by_name.values()), "busy_ms": busy / 1e3,
+    return {"kernels": len(spans), "kernel_ms": sum(by_name.values()), "busy_ms": _union_ms(spans),
             "by_class_ms": dict(by_class), "by_name_ms": dict(by_name)}  # fmt: skip
 
 

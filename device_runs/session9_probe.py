@@ -70,14 +70,10 @@ def kernel_stats(model, batch, opt=None, ro=False) -> dict:
             continue
         if e.name.startswith(("Optimizer.", "ProfilerStep")):
             continue
-        spans.append((e.time_range.start, e.time_range.end))
-    spans.sort()
-    busy, end = 0.0, float("-inf")
-    for a, b in spans:  # union of intervals
-        if b > end:
-            busy += b - max(a, end)
-            end = b
-    return {"kernels": len(spans), "kernel_ms": sum(b - a for a, b in spans) / 1e3, "busy_ms": busy / 1e3}
+        spans.append((e.time_range.start, e.time_range.end - e.time_range.start))  # (start, duration) in us
+    from qwen3_fusion.bench_artifacts import _union_ms  # the union of kernel intervals the bench uses
+
+    return {"kernels": len(spans), "kernel_ms": sum(d for _, d in spans) / 1e3, "busy_ms": _union_ms(spans)}
 
 
 def run_steps_ro(model, batch, steps: int):
