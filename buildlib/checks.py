@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -49,6 +50,7 @@ def run_checks(
     stage("ruff on the tangled code")
     problems += check_ruff(project)
     problems += check_results(project)
+    problems += check_pins(project)
     stage("fences, references, links, paths, code budget")
     posts = {f"posts/{name}": text for name, text in sorted(outputs["posts"].items())}
     series, sources = load(project)
@@ -102,6 +104,46 @@ def check_results(project: Project) -> list[str]:
         missing = [k for k in RESULT_META if k not in named]
         if missing:
             problems.append(f"{rel}: does not name its {', '.join(missing)} (results need them)")
+    return problems
+
+
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==([^\s#;]+)", re.M)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def check_pins(project: Project) -> list[str]:
+    """Every distribution a frozen execution imported is pinned at the version it ran on.
+
+    The freeze records those versions and a changed one makes the outputs stale, so an unpinned
+    transitive dependency that moves on the index would break a fresh clone's check. A project
+    with no requirements.txt pins nothing and is not checked."""
+    if not (project.root / "requirements.txt").is_file():
+        return []
+    pins = {}
+    for name in ("requirements.txt", "constraints.txt"):
+        path = project.root / name
+        if path.is_file():
+            pins |= {_norm(m[1]): m[2] for m in PIN.finditer(read_text(path, project.root))}
+    problems = []
+    for path in sorted((project.root / FREEZE_DIR).glob("*.json")):
+        rel = path.relative_to(project.root).as_posix()
+        try:
+            versions = json.loads(read_text(path, project.root))["inputs"]["versions"]
+        except (ValueError, KeyError, TypeError):
+            continue  # the freeze's own reader reports a malformed file
+        for dist, ran in sorted(versions.items()):
+            if dist == "python" or ran == "absent":
+                continue
+            ran = ran.split("+")[0]  # 2.13.0+cpu is pinned as 2.13.0
+            pinned = pins.get(_norm(dist))
+            if pinned != ran:
+                now = f"pinned at {pinned}" if pinned else "not pinned"
+                problems.append(
+                    f"{rel}: ran on {dist} {ran}, {now} in requirements.txt or constraints.txt"
+                )
     return problems
 
 

@@ -8,6 +8,7 @@ and torch; each kind of change must make `check` name the input and `posts` exec
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -160,3 +161,22 @@ def test_check_lists_every_stale_post(reader_built, tmp_path):
         "src_literate/_freeze/sample-post.json",
         "src_literate/_freeze/other-post.json",
     ]
+
+
+def test_check_wants_every_imported_distribution_pinned_at_the_version_it_ran_on(reader_built, tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(reader_built, root)
+    p = Project(root)
+    ran = json.loads((root / "src_literate/_freeze/sample-post.json").read_text())["inputs"]["versions"]
+    assert ran["numpy"] != "absent" and ran["torch"] != "absent"
+    pins = {d: v.split("+")[0] for d, v in ran.items() if d != "python" and v != "absent"}
+    write(p, "requirements.txt", "".join(f"{d}=={v}\n" for d, v in pins.items() if d != "numpy"))
+    write(p, "constraints.txt", "numpy==0.1\n")
+    problems, _ = run_checks(p, browser=False, reader=False)
+    assert [x for x in problems if "ran on" in x] == [
+        f"src_literate/_freeze/sample-post.json: ran on numpy {pins['numpy']}, pinned at 0.1"
+        " in requirements.txt or constraints.txt"
+    ]
+    write(p, "constraints.txt", f"NumPy=={pins['numpy']}  # normalised names match\n")
+    problems, _ = run_checks(p, browser=False, reader=False)
+    assert not [x for x in problems if "ran on" in x]
