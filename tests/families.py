@@ -85,10 +85,14 @@ FAMILIES = {
         {"silu"},
         False,
     ),
+    # added in session 12: no sdpa path in transformers 5.24 (the CLI falls back to eager); BLOOM
+    # has ALiBi and a fused query_key_value, Mamba a selective scan unrolled into a long op chain
+    "bloom": ({"n_head": 4, "n_layer": 2}, "LayerNorm", False, {"tanh"}, False),
+    "mamba": ({}, "MambaRMSNorm", False, {"silu"}, False),
 }
 
 
-EAGER_ONLY = {"gemma2"}  # transformers 5.24 refuses sdpa for these
+EAGER_ONLY = {"gemma2", "bloom", "mamba"}  # transformers 5.24 refuses sdpa for these
 
 
 def build_family(model_type: str, attn: str = "sdpa"):

@@ -55,3 +55,34 @@ def test_patterns_that_families_write_differently_are_found():
     labels = " ".join(c.label for c in cohere)
     assert "q_proj+k_proj+v_proj+gate_proj+up_proj" in labels  # parallel attention and MLP
     assert "CohereDecoderLayer: q_proj" in labels  # named after the layer that holds both
+
+
+def test_a_family_without_sdpa_is_scanned_with_eager_and_says_so(tmp_path):
+    from transformers import AutoConfig
+
+    from qwen3_fusion.scan_cli import scan_config
+
+    AutoConfig.for_model("bloom", vocab_size=128, hidden_size=64, n_head=4, n_layer=2).save_pretrained(
+        tmp_path
+    )
+    cands, meta = scan_config(str(tmp_path), seq=16, dtype="float32", device="cpu")
+    assert meta["attn"] == "eager" and "has no sdpa attention; scanned with eager" in meta["note"]
+    assert cands
+    with pytest.raises(Exception, match="does not support an attention implementation"):
+        scan_config(str(tmp_path), seq=16, dtype="float32", device="cpu", attn="sdpa")
+
+
+def test_labels_of_an_unrolled_scan_stay_short():
+    from qwen3_fusion.patterns import LABEL_WORDS, compact
+
+    assert compact(["exp", "mul", "add", "mul", "add", "mul", "add"], "·") == "exp·(mul·add)×3"
+    assert compact(["matmul"] * 16, "+") == "matmul×16"
+    assert compact(["q_proj", "k_proj", "v_proj"], "+") == "q_proj+k_proj+v_proj"  # no repeat
+    assert compact(["cat", "cat", "reshape"], "·") == "cat·cat·reshape"  # two are left as they are
+    many = [f"op{i}" for i in range(LABEL_WORDS + 4)]
+    assert compact(many, "·").endswith("·… 4 more")
+    model = build_family("mamba").train()
+    ids = torch.randint(0, 128, (1, 16), generator=torch.Generator().manual_seed(0))
+    cands = scan(model, ids, {"labels": ids}, backward=True)
+    longest = max(len(c.label) for c in cands)
+    assert longest < 400, max(cands, key=lambda c: len(c.label)).label

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from qwen3_fusion.fusion_groups import OpGraph, anchor_line, is_symbolic, op_name, traffic
-from qwen3_fusion.patterns import describe_ops, gemm_name
+from qwen3_fusion.patterns import compact, describe_ops, gemm_name
 from qwen3_fusion.reading import op_kind, package_path
 
 
@@ -241,13 +241,13 @@ def _describe(g: OpGraph, kind: str, members, types: dict) -> tuple:
     mtype, ops = types.get(home, "?"), _ops(members)
     if kind == "shared-input matmuls":
         names = "+".join(gemm_name(g, m) for m in members)
-        return (kind, mtype, names), f"{mtype}: {names}", ()
+        return (kind, mtype, names), f"{mtype}: {compact(names.split('+'), '+')}", ()
     gemms = [m for m in members if g.kind[m] == "gemm"]
     rest = [m for m in members if m not in gemms]
     named, text, covered = describe_ops(g, rest, home)
     key = (kind, mtype, _parts(g, members, home), ops)
     if gemms:
-        return key, f"{mtype}: {'+'.join(gemm_name(g, m) for m in gemms)} -> {text}", named
+        return key, f"{mtype}: {compact([gemm_name(g, m) for m in gemms], '+')} -> {text}", named
     if g.leaf.get(home, False):
         # a norm module alone keeps its class name when that names the pattern already
         if covered and len(named) == 1 and named[0].lower() in mtype.lower():

@@ -13,6 +13,8 @@ Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block be
 """
 
 __all__ = [
+    "LABEL_WORDS",
+    "compact",
     "describe_ops",
     "gemm_name",
     "tag",
@@ -110,6 +112,34 @@ def _complete(g: OpGraph, members, tags: dict) -> None:
             tags[m] = units[g.owner(m)]
 
 
+LABEL_WORDS = 12  # a longer run of names is cut, saying how many more
+
+
+def compact(names, sep: str) -> str:
+    """Names joined by sep, a run repeated 3+ times written once with its count, and the text
+    cut after LABEL_WORDS names: an unrolled scan loop (Mamba, RWKV) stays a readable label,
+    e.g. compact(["exp", "mul", "add", "mul", "add", "mul", "add"], "·") == "exp·(mul·add)×3"."""
+    names, out, i = list(names), [], 0
+    while i < len(names):
+        best = (1, 1)  # (repeats, unit length)
+        for unit in range(1, 5):
+            block, k = names[i : i + unit], 1
+            while len(block) == unit and names[i + k * unit : i + (k + 1) * unit] == block:
+                k += 1
+            if k >= 3 and k * unit > best[0] * best[1]:
+                best = (k, unit)
+        k, unit = best
+        if k >= 3:
+            text = sep.join(names[i : i + unit])
+            out.append(f"{text}×{k}" if unit == 1 else f"({text})×{k}")
+        else:
+            out.append(names[i])
+        i += k * unit
+    if len(out) > LABEL_WORDS:
+        out = [*out[:LABEL_WORDS], f"… {len(out) - LABEL_WORDS} more"]
+    return sep.join(out)
+
+
 def describe_ops(g: OpGraph, members, home: str) -> tuple:
     """(known patterns, text, all ops named?) of a group's ops, e.g. (("RMSNorm", "RoPE"),
     "RMSNorm(q_norm, k_norm) + RoPE + reshape", False); the home module's own name is not
@@ -133,7 +163,9 @@ def describe_ops(g: OpGraph, members, home: str) -> tuple:
         if attr and attr != home_attr and attr not in where[name]:
             where[name].append(attr)
     text = [
-        w[1:] if w.startswith("·") else w + (f"({', '.join(where[w])})" if where[w] else "")
+        compact(w[1:].split("·"), "·")
+        if w.startswith("·")
+        else w + (f"({', '.join(where[w])})" if where[w] else "")
         for w in words
     ]
     named = tuple(w for w in words if not w.startswith("·"))

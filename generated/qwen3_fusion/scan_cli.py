@@ -111,9 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--attn",
         choices=("sdpa", "eager"),
-        default="sdpa",
-        help="attention implementation (default sdpa, transformers' default); eager shows "
-        "the softmax path",
+        help="attention implementation (default: sdpa where the model has it, else eager, as "
+        "transformers picks); eager shows the softmax path",
     )
     p.add_argument("--train", action="store_true", help="one training step: labels, loss, backward")
     p.add_argument(
@@ -178,7 +177,7 @@ def scan_config(
     batch=1,
     dtype="bfloat16",
     device=None,
-    attn="sdpa",
+    attn=None,
     small_bytes=SMALL_BYTES,
     train=False,
     *,
@@ -193,7 +192,8 @@ def scan_config(
     and scan it.
 
     Returns (candidates, meta): meta says what ran (model, shapes, dtype, device, profiled,
-    cost model). device=None builds on the CPU when the weights fit in AUTO_CPU_BYTES, else on
+    cost model). attn=None asks for sdpa and takes eager for a model that has no sdpa path (BLOOM,
+    MPT, Mamba, gpt-oss in transformers 5.24). device=None builds on the CPU when the weights fit in AUTO_CPU_BYTES, else on
     meta. A CPU or CUDA build whose weights and activations are estimated above max_bytes
     (default: half the free memory) is refused before anything is allocated.
     """
@@ -218,14 +218,22 @@ def scan_config(
     if not isinstance(vocab, int) or vocab < 1:
         raise ConfigError(f"{spec}: vocab_size must be a positive integer, got {vocab!r}")
     torch_dtype = getattr(torch, dtype)
-    model = _build(spec, config, "meta", torch_dtype, attn)
+    notes, tried = [], attn or "sdpa"
+    try:
+        model = _build(spec, config, "meta", torch_dtype, tried)
+    except ConfigError:
+        if attn is not None:  # asked for by name: say why it cannot be had
+            raise
+        tried = "eager"
+        model = _build(spec, config, "meta", torch_dtype, tried)  # its error if this fails too
+        notes.append(f"{type(model).__name__} has no sdpa attention; scanned with eager")
+    attn = getattr(model.config, "_attn_implementation", None) or tried
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    note = None
     if device is None:
         device = "cpu" if weight_bytes <= AUTO_CPU_BYTES else "meta"
         if device == "meta":
-            note = (
-                f"{spec}: {weight_bytes / 1e9:.1f} GB of weights, scanned on meta (shapes only, "
+            notes.append(
+                f"{weight_bytes / 1e9:.1f} GB of weights, scanned on meta (shapes only, "
                 "no profile); pass --device cpu or cuda to build and profile it"
             )
     if device != "meta":
@@ -233,8 +241,8 @@ def scan_config(
         check_size(spec, config, weight_bytes, torch_dtype, device, max_bytes, **shape)
         model = _build(spec, config, device, torch_dtype, attn)
     if device == "meta" and attn == "sdpa":
-        left_out = "sdpa runs its math path on meta: its softmax chain is left out"
-        note = f"{note}; {left_out}" if note else f"{spec}: {left_out}"
+        notes.append("sdpa runs its math path on meta: its softmax chain is left out")
+    note = f"{spec}: {'; '.join(notes)}" if notes else None
     model.train(train)
     ids = torch.randint(0, vocab, (batch, seq), device=device)
     kwargs = {"labels": ids} if train else {}
