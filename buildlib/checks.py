@@ -297,9 +297,8 @@ def check_references(rel: str, text: str) -> list[str]:
     return problems
 
 
-UNPINNED_MODEL_SOURCE = re.compile(
-    r"https://github\.com/huggingface/transformers/blob/(main|master)/src/transformers/models/"
-)
+# a file on GitHub at a branch: its lines move between releases (spec §7); link a tag or a commit
+UNPINNED_MODEL_SOURCE = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(blob|tree)/(main|master)/")
 
 
 def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> list[str]:
@@ -317,7 +316,6 @@ def check_links(project: Project, rel: str, text: str, site_urls: set[str]) -> l
                 if not re.match(r"https?://[\w.-]+\.[a-z]{2,}(/\S*)?$", url):
                     problems.append(f"{at}: malformed URL {url}")
                 elif UNPINNED_MODEL_SOURCE.match(url):
-                    # spec §7: model source moves between releases; link a tag or a commit
                     problems.append(f"{at}: {url} follows a branch; pin a version tag")
             elif url.startswith("/"):
                 if url.split("#")[0] not in site_urls:

@@ -450,7 +450,8 @@ def test_check_finds_hand_edits_and_broken_conventions(project):
     edit(project, "- [pytest](https://docs.pytest.org/)\n", "")
     edit(project, "的样例；", "的样例（见 [下文](#没有这一节)）；")
     unpinned = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen3/modeling_qwen3.py"
-    edit(project, "再次提到", f"读 [Qwen3 源码]({unpinned}) 再次提到")
+    tutorial = "https://github.com/triton-lang/triton/blob/main/python/tutorials/05-layer-norm.py"
+    edit(project, "再次提到", f"读 [Qwen3 源码]({unpinned}) 与 [教程]({tutorial}) 再次提到")
     problems, _ = run_checks(project, browser=False, reader=False)
     text = "\n".join(problems)
     assert "generated/qwen3_fusion/toy.py: differs from its source" in text
@@ -458,6 +459,7 @@ def test_check_finds_hand_edits_and_broken_conventions(project):
     assert "has 2 references (want 3 to 5)" in text
     assert "link to #没有这一节 matches no heading" in text
     assert f"{unpinned} follows a branch; pin a version tag" in text
+    assert f"{tutorial} follows a branch; pin a version tag" in text  # any repository's branch
 
 
 def test_a_diagram_mermaid_would_pass_silently_fails_at_its_source_line(project):
