@@ -14,7 +14,8 @@ version, adding one does not:
     meta            model, config, layers, batch, seq, dtype, device, attn, train, profiled,
                     small_bytes, note (str or null), gpu, gbps (copy GB/s), launch_us,
                     inductor (bool: the inductor column was computed),
-                    inductor_backend ("cpu" or "cuda" when it was; else null)
+                    inductor_backend ("cpu" or "cuda" when it was; else null); attn is the
+                    attention the model ran with (eager when asked, or when it has no sdpa)
     total           bytes_saved, us_saved, launches_saved: sums over the rows with parent 0
     candidates      one object per row, in rank order:
       rank          1, 2, ... in display order; a nested row follows its parent
