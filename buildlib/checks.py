@@ -16,7 +16,7 @@ from .fsutil import stray_temporaries
 from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
-from .values import read_text
+from .values import dist_name, pinned_versions, read_text
 from .weave import GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
@@ -107,13 +107,6 @@ def check_results(project: Project) -> list[str]:
     return problems
 
 
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==([^\s#;]+)", re.M)
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def check_pins(project: Project) -> list[str]:
     """Every distribution a frozen execution imported is pinned at the version it ran on.
 
@@ -122,11 +115,7 @@ def check_pins(project: Project) -> list[str]:
     with no requirements.txt pins nothing and is not checked."""
     if not (project.root / "requirements.txt").is_file():
         return []
-    pins = {}
-    for name in ("requirements.txt", "constraints.txt"):
-        path = project.root / name
-        if path.is_file():
-            pins |= {_norm(m[1]): m[2] for m in PIN.finditer(read_text(path, project.root))}
+    pins = pinned_versions(project.root)
     problems = []
     for path in sorted((project.root / FREEZE_DIR).glob("*.json")):
         rel = path.relative_to(project.root).as_posix()
@@ -138,7 +127,7 @@ def check_pins(project: Project) -> list[str]:
             if dist == "python" or ran == "absent":
                 continue
             ran = ran.split("+")[0]  # 2.13.0+cpu is pinned as 2.13.0
-            pinned = pins.get(_norm(dist))
+            pinned = pins.get(dist_name(dist))
             if pinned != ran:
                 now = f"pinned at {pinned}" if pinned else "not pinned"
                 problems.append(

@@ -13,13 +13,13 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from .errors import BuildError
+from .values import dist_name, pinned_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("hugo", "mkdocs", "hexo")
@@ -43,11 +43,10 @@ def pinned(tool: str, root: Path = ROOT) -> str:
     name = PACKAGE[tool]
     if tool == "hexo":
         return json.loads((root / "package.json").read_text(encoding="utf-8"))["dependencies"][name]
-    text = (root / "requirements.txt").read_text(encoding="utf-8")
-    m = re.search(rf"^{re.escape(name)}==(\S+)", text, flags=re.M | re.I)
-    if not m:
+    version = pinned_versions(root, ("requirements.txt",)).get(dist_name(name))
+    if version is None:
         raise BuildError(f"{name} is not pinned", "requirements.txt")
-    return m.group(1)
+    return version
 
 
 def installed(tool: str, root: Path = ROOT) -> str | None:

@@ -74,6 +74,24 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
+PIN_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==([^\s#;]+)", re.M)
+
+
+def dist_name(name: str) -> str:
+    """A distribution's name as pip compares them: case, '-', '_' and '.' do not matter."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pinned_versions(root: Path, files=("requirements.txt", "constraints.txt")) -> dict[str, str]:
+    """{dist_name: version} of every `name==version` line in those of these files that exist."""
+    pins = {}
+    for name in files:
+        path = root / name
+        if path.is_file():
+            pins |= {dist_name(m[1]): m[2] for m in PIN_RE.finditer(read_text(path, root))}
+    return pins
+
+
 def load_yaml(text: str, rel: str, first_line: int = 1):
     """Parse YAML; a syntax error is one line at its place in the file."""
     try:
