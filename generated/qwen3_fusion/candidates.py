@@ -240,8 +240,8 @@ def _describe(g: OpGraph, kind: str, members, types: dict) -> tuple:
     home = _home(g, members, kind)
     mtype, ops = types.get(home, "?"), _ops(members)
     if kind == "shared-input matmuls":
-        names = "+".join(gemm_name(g, m) for m in members)
-        return (kind, mtype, names), f"{mtype}: {compact(names.split('+'), '+')}", ()
+        names = [gemm_name(g, m) for m in members]
+        return (kind, mtype, "+".join(names)), f"{mtype}: {compact(names, '+')}", ()
     gemms = [m for m in members if g.kind[m] == "gemm"]
     rest = [m for m in members if m not in gemms]
     named, text, covered = describe_ops(g, rest, home)

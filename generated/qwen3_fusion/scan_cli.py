@@ -194,8 +194,8 @@ def scan_config(
 
     Returns (candidates, meta): meta says what ran (model, shapes, dtype, device, profiled,
     cost model). attn=None asks for sdpa and takes eager for a model that has no sdpa path (BLOOM,
-    MPT, Mamba, gpt-oss in transformers 5.24). device=None builds on the CPU when the weights fit in AUTO_CPU_BYTES, else on
-    meta. A CPU or CUDA build whose weights and activations are estimated above max_bytes
+    MPT, Mamba, gpt-oss in transformers 5.24). device=None builds on the CPU when the weights fit
+    in AUTO_CPU_BYTES, else on meta. A CPU or CUDA build whose weights and activations are estimated above max_bytes
     (default: half the free memory) is refused before anything is allocated.
     """
     if seq < 1 or batch < 1 or (layers is not None and layers < 1):

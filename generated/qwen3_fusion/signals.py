@@ -78,9 +78,9 @@ SETUP_BYTES = 64 << 10  # mask / position chains that save less are not reported
 # bf16 device-to-device copy (4 GiB read and written) ran at 4249 GB/s. The launch term is 0:
 # a training step at 4 x 2048 is GPU-bound (an eager Qwen3-0.6B x 8 step keeps the GPU busy 97%+),
 # so launches hide behind kernels and fusing saves bytes only. When the host is the bottleneck
-# (the GPU mostly idle), pass --launch-us: the same step at 1 x 128 costs the host 28-39 µs per
-# kernel launched (step time over the 1471 kernels of a steady-state step, four runs on one host;
-# results/h200_host_probe*.json).
+# (the GPU mostly idle), pass --launch-us: the same step at 1 x 128 costs the host 19-39 µs per
+# kernel launched (step time over the 1471 kernels of a steady-state step: 28-39 in four runs on
+# one host, 19 in the command line's own run; results/h200_host_probe*.json, h200_train_step_cli.txt).
 GPUS = {"h200": {"gbps": 4249.0, "launch_us": 0.0}}
 
 
