@@ -252,9 +252,19 @@ def check_budget(rel: str, text: str, meta: dict, report: list[str]) -> list[str
         + (f" of {budget}" if budget else "")
         + f", folded {folded}"
     )
+    problems = []
     if budget and shown > budget:
-        return [f"{rel}: shows {shown} python lines, over its code_budget of {budget}"]
-    return []
+        problems.append(f"{rel}: shows {shown} python lines, over its code_budget of {budget}")
+    for prefix, least in (meta.get("min_prose_share") or {}).items():
+        found = [(line, title, body) for line, title, body in chapters(text) if title.startswith(prefix)]
+        if not found:
+            problems.append(f"{rel}: min_prose_share names {prefix!r}, which begins no chapter")
+            continue
+        line, title, body = found[0]
+        share = prose_length(f"## {title}\n{body}") / max(n, 1)
+        if share < least:
+            problems.append(f"{rel}:{line}: chapter {title!r} has {share:.1%} of the prose, under {least:.0%}")
+    return problems
 
 
 def chapters(text: str) -> list[tuple[int, str, str]]:

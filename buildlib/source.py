@@ -43,6 +43,7 @@ FRONT_MATTER_KEYS = {
     "target_chars",
     "code_budget",
     "min_versions",
+    "min_prose_share",
 }
 REQUIRED_FRONT_MATTER = ("title", "slug", "date", "tags", "description", "target_chars")
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")  # a newline included: one line of text
@@ -204,6 +205,8 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
         raise BuildError("tags must be a list of one-line strings", rel, _key_line(lines, "tags"))
     if "min_versions" in meta:
         min_versions(meta["min_versions"], rel, _key_line(lines, "min_versions"))
+    if "min_prose_share" in meta:
+        min_prose_share(meta["min_prose_share"], rel, _key_line(lines, "min_prose_share"))
     for key in ("target_chars", "code_budget"):
         if key in meta and (
             not isinstance(meta[key], int) or isinstance(meta[key], bool) or meta[key] <= 0
@@ -212,6 +215,15 @@ def _split_front_matter(text: str, rel: str) -> tuple[dict, str]:
     # blank the front matter but keep its lines, so body line numbers are file line numbers
     body = "\n" * first_body + "\n".join(lines[first_body:])
     return meta, body
+
+
+def min_prose_share(value: object, rel: str, line: int) -> None:
+    """{chapter title prefix: least share of the post's prose}, e.g. {"§二": 0.45}."""
+    ok = isinstance(value, dict) and value and all(
+        _one_line(k) and isinstance(v, float) and 0 < v < 1 for k, v in value.items()
+    )
+    if not ok:
+        raise BuildError("min_prose_share must map chapter title prefixes to fractions in (0, 1)", rel, line)
 
 
 def _one_line(value: object) -> bool:

@@ -383,6 +383,12 @@ BAD_INPUTS = [
         "code_budget must be a positive",
         "code_budget",
     ),
+    (
+        "target_chars: 100",
+        'target_chars: 100\nmin_prose_share: {"§一": 45}',
+        "min_prose_share must map chapter title prefixes",
+        "min_prose_share",
+    ),
 ]
 
 
@@ -433,6 +439,16 @@ def test_check_fails_a_post_over_its_code_budget(project):
     write_outputs(project, build_all(project, execute_stale=True))
     problems, _ = run_checks(project, browser=False, reader=False)
     assert problems == ["posts/sample-post.md: shows 13 python lines, over its code_budget of 12"]
+
+
+def test_check_fails_a_chapter_under_its_min_prose_share(project):
+    edit(project, "target_chars: 100", 'target_chars: 100\nmin_prose_share: {"§一": 0.99}')
+    write_outputs(project, build_all(project, execute_stale=True))
+    problems, _ = run_checks(project, browser=False, reader=False)
+    assert len(problems) == 1 and "of the prose, under 99%" in problems[0], problems
+    edit(project, '{"§一": 0.99}', '{"§一": 0.01}')
+    write_outputs(project, build_all(project, execute_stale=True))
+    assert run_checks(project, browser=False, reader=False)[0] == []
 
 
 def test_a_comment_in_code_is_no_heading_for_links(project):
