@@ -19,6 +19,7 @@ __all__ = [
     "free_bytes",
     "load_config",
     "qwen3_config",
+    "text_config",
 ]
 
 
@@ -101,10 +102,23 @@ def load_config(spec: str, **overrides) -> PretrainedConfig:
     if "num_hidden_layers" in overrides and isinstance(data.get("layer_types"), list):
         data["layer_types"] = data["layer_types"][: overrides["num_hidden_layers"]]
     try:
-        return AutoConfig.for_model(data.pop("model_type"), **{**data, **overrides})
+        config = AutoConfig.for_model(data.pop("model_type"), **{**data, **overrides})
     except Exception as e:  # noqa: BLE001 - transformers' validators raise several types
         reason = str(e).strip().split("\n")[-1].strip()  # the validator's own message
         raise ConfigError(f"{spec}: not a config transformers can build: {reason}") from None
+    text, n = text_config(config), overrides.get("num_hidden_layers")
+    if n is not None and text is not config and hasattr(text, "num_hidden_layers"):
+        text.num_hidden_layers = n  # a composite config (Gemma3): cut its language model
+        if isinstance(getattr(text, "layer_types", None), list):
+            text.layer_types = text.layer_types[:n]
+    return config
+
+
+def text_config(config: PretrainedConfig) -> PretrainedConfig:
+    """The language model's config inside a composite one (Gemma3, vision-language models),
+    else the config itself: where vocab_size, hidden_size and num_hidden_layers live."""
+    get = getattr(config, "get_text_config", None)
+    return get() if callable(get) else config
 
 
 def estimate_bytes(config, weight_bytes, dtype, batch, seq, train=False, eager=False) -> int:
@@ -112,6 +126,7 @@ def estimate_bytes(config, weight_bytes, dtype, batch, seq, train=False, eager=F
     and 3 intermediate-sized tensors per token, eager attention's scores, the logits with their
     fp32 copies; a training step keeps them all, adds their gradients and the weights'."""
     size = torch.empty((), dtype=dtype).element_size()
+    config = text_config(config)
     hidden = getattr(config, "hidden_size", 0) or 0
     inter = getattr(config, "intermediate_size", 0) or 4 * hidden
     heads = getattr(config, "num_attention_heads", 0) or 0

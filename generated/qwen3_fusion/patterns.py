@@ -39,7 +39,10 @@ _NORM_OPS = {
     "native_group_norm": "GroupNorm",
     "native_group_norm_backward": "GroupNorm",
 }
-_ROPE = re.compile(r"rotary|rotate_half|rope", re.IGNORECASE)
+# "rope" as a word only (apply_rope, RoPEScaling, LlamaRope), never inside one (SolarOpenMLP)
+_ROPE = re.compile(
+    r"(?i:rotary)|rotate_half|(?<![A-Za-z])rope(?![a-z])|(?:Rope|RoPE|ROPE)(?![a-z])"
+)
 _SOFTMAX_OPS = frozenset("softmax _softmax _safe_softmax _softmax_backward_data".split())
 _LOSS_OPS = frozenset(
     "cross_entropy_loss nll_loss nll_loss_forward nll_loss_backward nll_loss_nd "
@@ -71,7 +74,7 @@ def tag(g: OpGraph, node):
         return _NORM_KIND[norm[1].lower()], attr
     if op in _NORM_OPS:
         return _NORM_OPS[op], attr if leaf else ""
-    if _ROPE.search(cls) or any(_ROPE.search(c) for c in calls):
+    if any(_ROPE.search(c) for c in (cls, *calls)):
         return "RoPE", ""
     if op in _SOFTMAX_OPS:
         return "softmax", ""
@@ -86,6 +89,32 @@ def tag(g: OpGraph, node):
     return None
 
 
+_RANDOM_OPS = frozenset("bernoulli bernoulli_ rand rand_like native_dropout".split())
+
+
+def _random_mask(g: OpGraph, node, depth: int = 4) -> bool:
+    """Whether `node` is computed from random numbers within `depth` ops (a dropout mask)."""
+    todo = [(node, 0)]
+    while todo:
+        n, d = todo.pop()
+        if op_name(n) in _RANDOM_OPS:
+            return True
+        if d < depth:
+            todo += [(p, d + 1) for p in g.producers(n)]
+    return False
+
+
+def _gates(g: OpGraph, mul, act) -> bool:
+    """Whether `mul` multiplies by the activation `act` as a gated unit does: act(x W) * (x V).
+    A forward activation feeds the mul; a backward one (silu_backward) reads it. The other
+    factor is a tensor that is no dropout mask (x * bernoulli / p is dropout, not GLU)."""
+    backward = op_name(act).endswith("_backward")
+    if mul not in g.consumers(act) + (g.producers(act) if backward else []):
+        return False
+    others = [p for p in g.producers(mul) if p is not act]
+    return bool(others) and not any(_random_mask(g, p) for p in others)
+
+
 def _complete(g: OpGraph, members, tags: dict) -> None:
     """Neighbours finish a pattern: mul next to an activation (gated unit), add next to a norm
     (residual add). Untagged ops only; `tags` is updated in place."""
@@ -97,7 +126,7 @@ def _complete(g: OpGraph, members, tags: dict) -> None:
         for n in near:
             name = tags[n][0]
             glu = _GLU.get(name, name if name in _GLU.values() else None)
-            if op_name(m) == "mul" and glu:  # next to the activation, or to the unit it is in
+            if op_name(m) == "mul" and glu and (name in _GLU.values() or _gates(g, m, n)):
                 tags[m] = (glu, "")
                 for k in members:  # the activation is part of the gated unit
                     if tags[k] and tags[k][0] == name:

@@ -58,7 +58,7 @@ import sys
 
 import torch
 
-from qwen3_fusion.configs import ConfigError, build_model, check_size, load_config
+from qwen3_fusion.configs import ConfigError, build_model, check_size, load_config, text_config
 from qwen3_fusion.fusion_groups import is_symbolic
 from qwen3_fusion.reading import ExportError
 from qwen3_fusion.signals import GPUS, SMALL_BYTES, cost_model, format_table, scan, total
@@ -206,7 +206,7 @@ def scan_config(
         raise ConfigError("--inductor cuda: no CUDA device on this machine (use --inductor cpu)")
     try:
         config = load_config(spec)
-        has = getattr(config, "num_hidden_layers", None)
+        has = getattr(text_config(config), "num_hidden_layers", None)
         if layers and isinstance(has, int) and layers > has:
             raise ConfigError(f"{spec}: --layers {layers} is more than its {has} layers")
         if layers:
@@ -215,7 +215,7 @@ def scan_config(
         raise
     except (ValueError, TypeError) as e:  # transformers' own validation of the values
         raise ConfigError(f"{spec}: {_first_line(e)}") from None
-    vocab = getattr(config, "vocab_size", None)
+    vocab = getattr(text_config(config), "vocab_size", None)
     if not isinstance(vocab, int) or vocab < 1:
         raise ConfigError(f"{spec}: vocab_size must be a positive integer, got {vocab!r}")
     torch_dtype = getattr(torch, dtype)
@@ -266,7 +266,7 @@ def scan_config(
     meta = {
         "model": type(model).__name__,
         "config": spec,
-        "layers": getattr(config, "num_hidden_layers", None),
+        "layers": getattr(text_config(config), "num_hidden_layers", None),
         "batch": batch,
         "seq": seq,
         "dtype": dtype,

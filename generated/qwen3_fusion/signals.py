@@ -107,10 +107,14 @@ def _example(model, example_inputs, example_kwargs) -> tuple:
         accepted = inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
         accepted = {}
-    # forward(**kwargs) that hands them on (GraniteMoe) takes use_cache too: the config has one
+    # forward(**kwargs) that hands them on (GraniteMoe) takes use_cache too: the config has one,
+    # or its language model's has (a composite config: Gemma3, speech and vision models)
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    get_text = getattr(config, "get_text_config", None)
+    text = get_text() if callable(get_text) else config
     if "use_cache" not in kwargs and (
-        "use_cache" in accepted or (var_kw and hasattr(config, "use_cache"))
+        "use_cache" in accepted
+        or (var_kw and (hasattr(config, "use_cache") or hasattr(text, "use_cache")))
     ):
         kwargs["use_cache"] = False
     return tuple(example_inputs), kwargs
@@ -240,8 +244,14 @@ def joint_graph(model, args, kwargs) -> tuple:
         setup_stacktrace_preservation_hooks([loss.grad_fn])  # seq_nr on backward nodes
         return loss, torch.autograd.grad(loss, list(weights.values()), allow_unused=True)
 
-    with fx_traceback.preserve_node_meta():
-        joint = make_fx(step, tracing_mode="fake")(train, rest, inputs)
+    try:
+        with fx_traceback.preserve_node_meta():
+            joint = make_fx(step, tracing_mode="fake")(train, rest, inputs)
+    except RuntimeError as e:  # e.g. a loss that needs no grad: reversible layers (Reformer)
+        first = str(e).strip().split("\n")[0]
+        raise ExportError(
+            f"{type(model).__name__}: its training step could not be traced: {first}"
+        ) from None
     forward = {}
     for n in joint.graph.nodes:
         if n.meta.get("nn_module_stack"):
