@@ -4,20 +4,13 @@ import warnings
 
 import pytest
 import torch
+from families import SMALL
 from qwen3_fusion.patterns import _ROPE
 from qwen3_fusion.reading import ExportError
 from qwen3_fusion.scan_cli import main
 from qwen3_fusion.signals import scan
 from transformers import AutoConfig, AutoModelForCausalLM
 
-SMALL = dict(
-    vocab_size=128,
-    hidden_size=64,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-)
 IDS = torch.randint(3, 128, (1, 16), generator=torch.Generator().manual_seed(0))
 
 
