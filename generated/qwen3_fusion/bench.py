@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""GPU benchmark behind both posts: `python build.py bench` (= `python -m qwen3_fusion.bench`).
+"""GPU benchmark of the RMSNorm kernels and Qwen3 training steps: `python -m qwen3_fusion.bench`.
 
 One run on one CUDA GPU writes src_literate/results/<gpu>.json (every section with the meta of
 the run that measured it) and its artifacts: <gpu>_bench.txt (the tables), <gpu>_inductor_rmsnorm.txt

@@ -83,10 +83,10 @@ def model_config(cfg: dict):
 
 def causal_sdpa(model) -> None:
     """Make `model`'s sdpa apply causality itself (is_causal=True, no mask tensor), under
-    torch.compile too: while Dynamo traces, transformers (5.17, 5.24) cannot rule out packed
-    sequences from position_ids and builds an explicit causal mask, and sdpa with a mask tensor
-    runs slower (post 1 §六). Valid only for batches without padding or packing: the mask
-    function returns None."""
+    torch.compile too: while Dynamo traces, transformers cannot rule out packed sequences from
+    position_ids (5.17 also refuses the skip whenever it traces) and builds an explicit causal
+    mask, and sdpa with a mask tensor runs slower (post 1 §六). Valid only for batches without
+    padding or packing: the mask function returns None."""
     from transformers import AttentionInterface
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     from transformers.masking_utils import AttentionMaskInterface
