@@ -92,23 +92,24 @@ def tag(g: OpGraph, node):
 _RANDOM_OPS = frozenset("bernoulli bernoulli_ rand rand_like native_dropout".split())
 
 
-def _random_mask(g: OpGraph, node, depth: int = 4) -> bool:
-    """Whether `node` is computed from random numbers within `depth` ops (a dropout mask)."""
+def _random_mask(g: OpGraph, node, depth: int = 3) -> bool:
+    """Whether `node` is a dropout mask: random numbers within `depth` elementwise ops
+    (bernoulli_, then div_). The walk stops at GEMMs: dropout upstream of one is another op's."""
     todo = [(node, 0)]
     while todo:
         n, d = todo.pop()
         if op_name(n) in _RANDOM_OPS:
             return True
-        if d < depth:
+        if d < depth and g.kind.get(n) != "gemm":
             todo += [(p, d + 1) for p in g.producers(n)]
     return False
 
 
 def _gates(g: OpGraph, mul, act) -> bool:
     """Whether `mul` multiplies by the activation `act` as a gated unit does: act(x W) * (x V).
-    A forward activation feeds the mul; a backward one (silu_backward) reads it. The other
-    factor is a tensor that is no dropout mask (x * bernoulli / p is dropout, not GLU)."""
-    backward = op_name(act).endswith("_backward")
+    A forward activation feeds the mul; in the backward pass the mul may feed it (dy * up goes
+    into silu_backward). The other factor is no dropout mask (x * bernoulli / p is not GLU)."""
+    backward = op_name(act).endswith("_backward") or bool(act.meta.get("backward"))
     if mul not in g.consumers(act) + (g.producers(act) if backward else []):
         return False
     others = [p for p in g.producers(mul) if p is not act]
