@@ -62,7 +62,7 @@ TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "l
 # two more Liger setups for the command line (not in the bench's run): RoPE + RMSNorm + SwiGLU without
 # FLCE, and Liger's full patch with FLCE at the coarser chunk_mem_const below
 CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse", "compile_ro"]
-# Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.1)
+# Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.6)
 FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
 
