@@ -6,8 +6,9 @@ A node is tagged by the class of the module whose forward runs it (`*RMSNorm`, `
 `*RotaryEmbedding`, activation modules such as `SiLUActivation` or `NewGELUActivation`), by the
 functions its source line calls (`apply_rotary_pos_emb`, `rotate_half`: RoPE) or by its aten op
 (`layer_norm`, `softmax`, `cross_entropy_loss`, `silu`). Neighbours then complete a pattern: an
-activation next to a `mul` is a gated unit (SiLU: SwiGLU, GELU: GeGLU), an `add` next to a norm
-is the residual add. `describe_ops` writes e.g. "RMSNorm(q_norm, k_norm) + RoPE + reshape".
+activation that feeds a `mul` by another tensor, not a dropout mask, is a gated unit (SiLU:
+SwiGLU, GELU: GeGLU), an `add` next to a norm is the residual add. `describe_ops` writes e.g.
+"RMSNorm(q_norm, k_norm) + RoPE + reshape".
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
