@@ -215,7 +215,8 @@ def scan_config(
         raise
     except (ValueError, TypeError) as e:  # transformers' own validation of the values
         raise ConfigError(f"{spec}: {_first_line(e)}") from None
-    vocab = getattr(text_config(config), "vocab_size", None)
+    text = text_config(config)  # the language model's config in a composite one
+    vocab = getattr(text, "vocab_size", None)
     if not isinstance(vocab, int) or vocab < 1:
         raise ConfigError(f"{spec}: vocab_size must be a positive integer, got {vocab!r}")
     torch_dtype = getattr(torch, dtype)
@@ -266,7 +267,7 @@ def scan_config(
     meta = {
         "model": type(model).__name__,
         "config": spec,
-        "layers": getattr(text_config(config), "num_hidden_layers", None),
+        "layers": getattr(text, "num_hidden_layers", None),
         "batch": batch,
         "seq": seq,
         "dtype": dtype,

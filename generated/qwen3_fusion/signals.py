@@ -60,6 +60,7 @@ from qwen3_fusion.candidates import (
     containers,
     profile_nodes,
 )
+from qwen3_fusion.configs import text_config
 from qwen3_fusion.fusion_groups import OpGraph, find_groups, is_symbolic
 from qwen3_fusion.inductor_check import check_backend, compiled_kernels, inductor_column
 from qwen3_fusion.reading import ExportError, export_graph
@@ -110,11 +111,9 @@ def _example(model, example_inputs, example_kwargs) -> tuple:
     # forward(**kwargs) that hands them on (GraniteMoe) takes use_cache too: the config has one,
     # or its language model's has (a composite config: Gemma3, speech and vision models)
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    get_text = getattr(config, "get_text_config", None)
-    text = get_text() if callable(get_text) else config
     if "use_cache" not in kwargs and (
         "use_cache" in accepted
-        or (var_kw and (hasattr(config, "use_cache") or hasattr(text, "use_cache")))
+        or (var_kw and (hasattr(config, "use_cache") or hasattr(text_config(config), "use_cache")))
     ):
         kwargs["use_cache"] = False
     return tuple(example_inputs), kwargs
