@@ -6,7 +6,8 @@ One run on one CUDA GPU writes src_literate/results/<gpu>.json (every section wi
 the run that measured it) and its artifacts: <gpu>_bench.txt (the tables), <gpu>_inductor_rmsnorm.txt
 and <gpu>_layer_trace.json. `--only SECTION[,SECTION]` re-runs those sections and merges them into
 the existing file; `--smoke` runs every section on the CPU at tiny sizes into a folder of your
-choice, to check the schema; `--sweep` times launch configs of our kernels instead.
+choice, to check the schema; `--sweep` times launch configs of our kernels instead, and
+`--probe NAME[,NAME]` runs the side measurements of qwen3_fusion.bench_probes (one file each).
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -222,6 +223,8 @@ def main(argv=None) -> int:
     )
     p.add_argument("--sweep", action="store_true", help="only time launch configs of our kernels")
     p.add_argument("--sweep-budget", type=float, default=300, help="seconds for --sweep")
+    p.add_argument("--probe", default="", help="comma list of bench_probes to run instead: "
+                   "multistage,unseen,casts,in_flight")  # fmt: skip
     args = p.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     if unknown := [s for s in only if s not in SECTIONS]:
@@ -241,6 +244,16 @@ def main(argv=None) -> int:
         command if "--only" in command or not only else f"{command} --only {args.only}"
     )
     slug = "smoke" if args.smoke else bc.gpu_slug(meta["gpu"])
+    if args.probe:
+        from qwen3_fusion.bench_probes import PROBES, run_probe
+
+        probes = [s for s in args.probe.split(",") if s]
+        if unknown := [s for s in probes if s not in PROBES]:
+            p.error(f"--probe: unknown probe(s) {', '.join(unknown)}; choose from {', '.join(PROBES)}")
+        for name in probes:
+            probe_meta = bc.environment(f"{args.command} --probe {name}" + (" --smoke" if args.smoke else ""))
+            log(f"wrote {run_probe(name, probe_meta, args.out, slug, log)}")
+        return 0
     if args.sweep:
         from qwen3_fusion.bench_sweep import sweep_ours
 

@@ -1,0 +1,266 @@
+# GENERATED FILE - DO NOT EDIT.
+# Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
+"""Side measurements the posts cite beyond the main bench, one command each:
+`python -m qwen3_fusion.bench --probe NAME[,NAME]` writes <gpu>_<file>.json per probe.
+
+multistage  torch.compile's RMSNorm with Inductor's multi-stage mix-order loops off and on, at
+            every bench shape, beside ours (-> <gpu>_compile_multistage.json)
+unseen      ours and every peer at five row widths the tile table was never swept at, and
+            compile's forward with emulate_precision_casts on the q_norm shape (-> _unseen_shapes)
+casts       compile's bitwise agreement with HF eager and its forward time, emulate_precision_casts
+            off and on (-> _emulate_casts)
+in_flight   our backward run in Liger's shape of work, one knob stepped up at a time, beside
+            Liger's own backward; bf16 gradient errors of a 2-layer Qwen3 against fp32 (-> _backward_probe)
+
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "FLAG",
+    "PROBES",
+    "PROBE_FILES",
+    "UNSEEN_WIDTHS",
+    "backward_in_flight",
+    "casts",
+    "gradient_errors",
+    "in_flight",
+    "multistage",
+    "run_probe",
+    "unseen",
+]
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_probes_head
+import os
+
+import torch
+
+from qwen3_fusion import bench_common as bc
+
+FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton; on by default from 2.13
+UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
+PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
+               "in_flight": "backward_probe"}  # fmt: skip
+
+
+def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
+    """time_rmsnorm's rows for one impl and shape, tagged, without the output tensor."""
+    from qwen3_fusion import bench_norms as norms
+
+    rows = []
+    for r in norms.time_rmsnorm(impl, x, w, dy, ref, ceiling):
+        r.pop("y", None)
+        rows.append({**r, **tags})
+        log(f"{r['rows']}x{r['n']} {r['dtype']} {impl:14s} {tags} {r['pass']} {1e3 * r['ms']:.1f} us")
+    return rows
+
+
+def _multi_stages(on: bool) -> None:
+    from torch._inductor import config
+
+    setattr(config.triton, FLAG, on)
+
+
+def multistage(log=print) -> dict:
+    from torch._inductor import config
+
+    from qwen3_fusion import bench_norms as norms
+
+    if not hasattr(config.triton, FLAG):
+        return {"skipped": f"torch {torch.__version__} has no inductor config triton.{FLAG}"}
+    default = getattr(config.triton, FLAG)
+    res = {"flag": "triton." + FLAG, "default": default, "rows": []}
+    ceiling = bc.copy_ceiling()["gbps"]
+    for rows, n, dtype in norms.SMOKE_SHAPES if bc.SMOKE else norms.RMSNORM_SHAPES:
+        x, w, dy = norms.rmsnorm_inputs(rows, n, dtype)
+        ref = norms.rmsnorm_reference(x, w, dy)
+        res["rows"] += _timed("ours", x, w, dy, ref, ceiling, log, multi_stages=None)
+        for on in (False, True):
+            _multi_stages(on)
+            res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
+        _multi_stages(default)
+    return res
+
+
+def _peers() -> tuple:
+    return ("ours", "f_rms_norm", "hf_eager") + (() if bc.SMOKE else ("liger_inplace", "liger"))
+
+
+def unseen(log=print) -> dict:
+    from torch._inductor import config
+
+    from qwen3_fusion import bench_norms as norms
+
+    res = {"rows": [], "copy_by_shape": [], "copy_by_shape_bwd": [], "emulate_n128": []}
+    ceiling = bc.copy_ceiling()["gbps"]
+    default = getattr(config.triton, FLAG, None)
+    for rows, n in [(64, 96), (64, 200)] if bc.SMOKE else [(16384, n) for n in UNSEEN_WIDTHS]:
+        x, w, dy = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
+        ref = norms.rmsnorm_reference(x, w, dy)
+        res["copy_by_shape"].append(bc.copy_same_size(x, ceiling))
+        res["copy_by_shape_bwd"].append(bc.copy_same_size(x, ceiling, passes=3))
+        for impl in _peers():
+            res["rows"] += _timed(impl, x, w, dy, ref, ceiling, log)
+        for on in (False, True) if default is not None else (None,):
+            if on is not None:
+                _multi_stages(on)
+            res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
+        if default is not None:
+            _multi_stages(default)
+    rows, n = (64, 96) if bc.SMOKE else (262144, 128)  # the q_norm shape: beyond L2
+    x, w, dy = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
+    ref = norms.rmsnorm_reference(x, w, dy)
+    try:
+        for rnd in range(1 if bc.SMOKE else 3):
+            for emulate in (False, True):
+                config.emulate_precision_casts = emulate
+                fwd = _timed("torch_compile", x, w, dy, ref, ceiling, log, emulate=emulate, round=rnd)
+                res["emulate_n128"] += [r for r in fwd if r["pass"] == "fwd"]
+    finally:
+        config.emulate_precision_casts = False
+    return res
+
+
+def casts(log=print) -> dict:
+    """Per width: share of compile's bf16 outputs bitwise equal to HF eager, and its graph-timed forward."""
+    from torch._inductor import config
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
+
+    from qwen3_fusion import bench_norms as norms
+
+    res = {"rows": []}
+    rows = 64 if bc.SMOKE else 16384
+    try:
+        for n in (128, 1024) if bc.SMOKE else (128, 1024, 2048, 4096):
+            x, w, _ = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
+            m = Qwen3RMSNorm(n, eps=bc.EPS).to(x.device, torch.bfloat16)
+            with torch.no_grad():
+                m.weight.copy_(w)
+                ref = m(x)
+                for emulate in (False, True):
+                    torch._dynamo.reset()
+                    config.emulate_precision_casts = emulate
+                    c = torch.compile(m)
+                    eq = float((c(x) == ref).float().mean())
+                    ms = bc.graph_ms(lambda: c(x), 5, 50)
+                    res["rows"].append({"rows": rows, "n": n, "emulate_precision_casts": emulate,
+                                        "bitwise_equal_hf": eq, "fwd_ms": ms})  # fmt: skip
+                    log(f"casts {rows}x{n} emulate={emulate}: equal {eq:.4f}, fwd {1e3 * ms:.1f} us")
+    finally:
+        config.emulate_precision_casts = False
+    return res
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::bench_probes_in_flight
+def _liger_warps(n: int) -> int:
+    """num_warps of Liger 0.8.5's calculate_settings for a row of n elements."""
+    import triton
+
+    b = triton.next_power_of_2(n)
+    return 16 if b >= 8192 else 8 if b >= 2048 else 4
+
+
+def _liger_bwd_ms(impl, x, w, dy) -> float:
+    """Graph-timed backward of LigerRMSNorm (in place or not) alone."""
+    from qwen3_fusion.bench_norms import make_norm
+
+    fn, weight = make_norm(impl, x.shape[1], w)
+    xg, side = x.detach().requires_grad_(), torch.cuda.Stream()
+    with torch.cuda.stream(side):  # backward nodes run on their forward's stream: the capture one
+        yg = fn(xg)
+    bc.sync()
+    g = dy.clone()  # the in-place variant overwrites it
+    return bc.graph_ms(lambda: torch.autograd.grad(yg, (xg, weight), g, retain_graph=True), 5, 25, stream=side)
+
+
+def backward_in_flight(log=print) -> list:
+    """Our backward in Liger's shape of work (one program per SM, one row per step, no pipelining,
+    Liger's warps), then one knob stepped up at a time; Liger's own backward beside it."""
+    import triton
+
+    from qwen3_fusion.bench_norms import rmsnorm_inputs
+    from qwen3_fusion.bench_sweep import time_with_config
+    from qwen3_fusion.rmsnorm import rms_norm_forward, tile_config
+
+    out = []
+    for rows, n in [(64, 1024), (64, 4096)] if bc.SMOKE else [(16384, n) for n in (1024, 2048, 4096)]:
+        x, w, dy = rmsnorm_inputs(rows, n, torch.bfloat16)
+        rstd = rms_norm_forward(x, w, bc.EPS)[1]
+        copy = bc.copy_same_size(x, 1.0, passes=3)["ms"]  # the backward's bytes: x, dy in, dx out
+        base, lw = tile_config(n, torch.bfloat16, True), _liger_warps(n)
+        configs = [
+            ("ours, tile table", base.kwargs["BLOCK_M"], base.kwargs["PER_SM"], base.num_stages, base.num_warps),
+            ("Liger's shape: 1 program/SM, 1 row, 1 stage", 1, 1, 1, lw),
+            ("1 row, 2 stages", 1, 1, 2, lw),
+            ("1 row, 3 stages", 1, 1, 3, lw),
+            ("2 programs/SM, 1 row, 1 stage", 1, 2, 1, lw),
+            ("4 rows, 1 stage", 4, 1, 1, lw),
+        ]  # fmt: skip
+        for label, m, per_sm, stages, warps in configs:
+            cfg = triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
+            ms, _ = time_with_config("bwd", cfg, x, w, dy, rstd)
+            out.append({"rows": rows, "n": n, "impl": "ours", "label": label, "BLOCK_M": m, "PER_SM": per_sm,
+                        "num_stages": stages, "num_warps": warps, "ms": ms, "vs_copy": ms / copy,
+                        "bytes_in_flight_per_sm": per_sm * m * stages * n * 2 * 2, "copy_ms": copy})  # fmt: skip
+            log(f"bwd {rows}x{n} {label:45s} {ms * 1e3:7.1f} us  {ms / copy:4.2f}x copy")
+        for impl in () if bc.SMOKE else ("liger", "liger_inplace"):
+            ms = _liger_bwd_ms(impl, x, w, dy)
+            out.append({"rows": rows, "n": n, "impl": impl, "label": impl, "num_warps": lw,
+                        "ms": ms, "vs_copy": ms / copy, "copy_ms": copy})  # fmt: skip
+            log(f"bwd {rows}x{n} {impl:45s} {ms * 1e3:7.1f} us  {ms / copy:4.2f}x copy")
+    return out
+
+
+def gradient_errors(log=print) -> list:
+    """Each parameter's gradient in bf16 (HF eager, ours, Liger) against the same model in fp32
+    (same bf16 weights, TF32 off): Qwen3-0.6B cut to 2 layers, 2 x 1024 tokens."""
+    from transformers import Qwen3ForCausalLM
+
+    from qwen3_fusion import train_step as ts
+
+    cfg = dict(ts.SMOKE_CONFIG, seq=16) if bc.SMOKE else dict(ts.TRAIN_CONFIG, layers=2, batch=2, seq=1024)
+    state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        with torch.device(bc.DEVICE):
+            ref = Qwen3ForCausalLM(ts.model_config(cfg)).float()
+        ref.load_state_dict({k: v.float() for k, v in state.items()})
+        loss32 = ref(input_ids=batch, labels=batch).loss
+        loss32.backward()
+        g32 = {k: p.grad.double() for k, p in ref.named_parameters()}
+        del ref
+        out = []
+        for variant in ("hf", "ours_fwd_bwd") + (() if bc.SMOKE else ("liger",)):
+            model = ts.build_variant(variant, state, ts.model_config(cfg))
+            loss = model(input_ids=batch, labels=batch).loss
+            loss.backward()
+            for k, p in model.named_parameters():
+                g = g32[k]
+                out.append({"variant": variant, "param": k, "loss": loss.item(), "loss_fp32": loss32.item(),
+                            "rel_err": float((p.grad.double() - g).norm() / g.norm()),
+                            "bf16_rounding": float((g.to(torch.bfloat16).double() - g).norm() / g.norm())})  # fmt: skip
+            log(f"grad {variant:14s} loss {loss.item():.4f} (fp32 {loss32.item():.4f})")
+            del model
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    return out
+
+
+def in_flight(log=print) -> dict:
+    return {"backward_in_flight": backward_in_flight(log), "gradients": gradient_errors(log)}
+
+
+PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight}
+
+
+def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:
+    """One probe into <out_dir>/<slug>_<file>.json, the run's meta first."""
+    if bc.SMOKE:  # the CPU backend donates saved buffers; the timing loop retains the graph
+        import torch._functorch.config as functorch_config
+
+        functorch_config.donated_buffer = False
+    res = {"meta": meta, **PROBES[name](log=log)}
+    if not bc.SMOKE:
+        torch.cuda.empty_cache()
+    return bc.write_json(res, os.path.join(out_dir, f"{slug}_{PROBE_FILES[name]}.json"))

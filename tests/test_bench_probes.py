@@ -1,0 +1,80 @@
+"""The side measurements (`python -m qwen3_fusion.bench --probe ...`) on the CPU at tiny sizes: each
+writes its own file with the run's meta, and the properties the posts read from the GPU run hold
+where the CPU can show them (Inductor's rounding with and without emulate_precision_casts)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("probes")
+    cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out),
+           "--probe", "multistage,unseen,casts,in_flight"]  # fmt: skip
+    run = subprocess.run(cmd, cwd=out, env=ENV, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    from qwen3_fusion.bench_probes import PROBE_FILES
+
+    return {p: json.loads((out / f"smoke_{f}.json").read_text(encoding="utf-8")) for p, f in PROBE_FILES.items()}
+
+
+def test_each_probe_file_names_its_command_and_stack(probes):
+    for name, res in probes.items():
+        meta = res["meta"]
+        assert meta["command"] == f"python -m qwen3_fusion.bench --probe {name} --smoke"
+        assert {"gpu", "date", "torch", "triton", "transformers"} <= set(meta)
+
+
+def test_emulate_precision_casts_makes_compile_match_hf_bitwise(probes):
+    rows = probes["casts"]["rows"]
+    assert {r["emulate_precision_casts"] for r in rows} == {False, True}
+    for r in rows:
+        if r["emulate_precision_casts"]:
+            assert r["bitwise_equal_hf"] == 1.0, r
+        else:  # Inductor skips HF's bf16 rounding of x * rstd: about a quarter of outputs differ
+            assert 0.6 < r["bitwise_equal_hf"] < 0.9, r
+
+
+def test_multistage_times_both_settings_and_ours_at_every_shape(probes):
+    rows = probes["multistage"]["rows"]
+    for shape in {(r["rows"], r["n"], r["dtype"]) for r in rows}:
+        here = {(r["impl"], r["multi_stages"], r["pass"]) for r in rows if (r["rows"], r["n"], r["dtype"]) == shape}
+        assert here == {(i, m, p) for i, m in (("ours", None), ("torch_compile", False), ("torch_compile", True))
+                        for p in ("fwd", "bwd")}  # fmt: skip
+    assert max(r["rel_err"] for r in rows) < 1e-2
+
+
+def test_unseen_widths_are_outside_the_tile_sweep(probes):
+    from qwen3_fusion.bench_probes import UNSEEN_WIDTHS
+    from qwen3_fusion.bench_sweep import SWEEP_SHAPES
+
+    assert not set(UNSEEN_WIDTHS) & {n for _, n, _ in SWEEP_SHAPES}
+    res = probes["unseen"]
+    assert {r["round"] for r in res["emulate_n128"]} == {0} and len(res["emulate_n128"]) == 2
+    assert len(res["copy_by_shape"]) == len(res["copy_by_shape_bwd"]) == len({r["n"] for r in res["rows"]})
+
+
+def test_in_flight_covers_every_knob_and_every_gradient(probes):
+    res = probes["in_flight"]
+    labels = {r["label"] for r in res["backward_in_flight"]}
+    assert {"ours, tile table", "Liger's shape: 1 program/SM, 1 row, 1 stage", "4 rows, 1 stage"} <= labels
+    grads = res["gradients"]
+    by_variant = {v: {r["param"] for r in grads if r["variant"] == v} for v in ("hf", "ours_fwd_bwd")}
+    assert by_variant["hf"] == by_variant["ours_fwd_bwd"] and any("norm" in p for p in by_variant["hf"])
+    # bf16 against fp32: every gradient close, none exact (a gradient never computed would be 1.0 or 0.0)
+    assert all(0 < r["rel_err"] < 0.1 for r in grads), max(grads, key=lambda r: r["rel_err"])
+
+
+def test_unknown_probe_is_a_usage_error(tmp_path):
+    cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--probe", "cast", "--out", str(tmp_path)]
+    run = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "unknown probe(s) cast" in run.stderr
+    assert not list(tmp_path.iterdir())
