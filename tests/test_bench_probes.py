@@ -35,7 +35,7 @@ def test_each_probe_file_names_its_command_and_stack(probes):
 
 def test_emulate_precision_casts_makes_compile_match_hf_bitwise(probes):
     rows = probes["casts"]["rows"]
-    assert {r["emulate_precision_casts"] for r in rows} == {False, True}
+    assert {(r["emulate_precision_casts"], r["round"]) for r in rows} == {(e, k) for e in (False, True) for k in (0, 1)}
     for r in rows:
         if r["emulate_precision_casts"]:
             assert r["bitwise_equal_hf"] == 1.0, r
