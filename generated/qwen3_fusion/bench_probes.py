@@ -11,6 +11,8 @@ casts       compile's bitwise agreement with HF eager and its forward time, emul
             off and on (-> _emulate_casts)
 in_flight   our backward run in Liger's shape of work, one knob stepped up at a time, beside
             Liger's own backward; bf16 gradient errors of a 2-layer Qwen3 against fp32 (-> _backward_probe)
+launch_host host microseconds per call along our forward's launch path (-> _launch_host)
+by_class    one profiled training step's GPU time by kernel class, per variant (-> _kernels_by_class)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -21,9 +23,11 @@ __all__ = [
     "PROBE_FILES",
     "UNSEEN_WIDTHS",
     "backward_in_flight",
+    "by_class",
     "casts",
     "gradient_errors",
     "in_flight",
+    "launch_host",
     "multistage",
     "run_probe",
     "unseen",
@@ -40,7 +44,7 @@ from qwen3_fusion import bench_common as bc
 FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton; on by default from 2.13
 UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
-               "in_flight": "backward_probe"}  # fmt: skip
+               "in_flight": "backward_probe", "launch_host": "launch_host", "by_class": "kernels_by_class"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -253,7 +257,84 @@ def in_flight(log=print) -> dict:
     return {"backward_in_flight": backward_in_flight(log), "gradients": gradient_errors(log)}
 
 
-PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight}
+def launch_host(log=print) -> dict:
+    """Host microseconds per call of each layer of our forward's launch path, on a (64, N) bf16 input
+    the GPU finishes at once: Triton's `kernel[grid](...)`, the cached `launch`, the whole
+    `rms_norm_forward` (checks, plan, VEC), the autograd `rms_norm` with x requiring grad, `F.rms_norm`."""
+    import triton
+
+    from qwen3_fusion import rmsnorm as rn
+    from qwen3_fusion.launcher import launch
+
+    calls, rows = (3, 4) if bc.SMOKE else (1000, 64)
+    out = []
+    for n in (64,) if bc.SMOKE else (128, 1024, 4096):
+        x = torch.randn(rows, n, device=bc.DEVICE, dtype=torch.bfloat16)
+        w = 1 + 0.1 * torch.randn(n, device=bc.DEVICE, dtype=torch.bfloat16)
+        y, rstd = torch.empty_like(x), torch.empty(rows, dtype=torch.float32, device=x.device)
+        block_m, block_n, warps, _, _ = rn._plan(n, x.dtype, x.dtype, False, x.device)
+        vec = rn._vec(n, n, n, element_size=x.element_size())
+        grid, meta = (triton.cdiv(rows, block_m),), dict(BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec)
+        args = (x, w, y, rstd, rows, bc.EPS, n // vec, n // vec, n // vec)
+        xg = x.detach().clone().requires_grad_()
+        paths = {
+            "kernel[grid]": lambda: rn._rmsnorm_fwd_kernel[grid](*args, **meta, num_warps=warps),
+            "launch": lambda: launch(rn._rmsnorm_fwd_kernel, grid, args, meta, warps),
+            "rms_norm_forward": lambda: rn.rms_norm_forward(x, w),
+            "rms_norm (autograd)": lambda: rn.rms_norm(xg, w),
+            "F.rms_norm": lambda: torch.nn.functional.rms_norm(x, (n,), w, bc.EPS),
+        }  # fmt: skip
+        for name, call in paths.items():
+            out.append({"rows": rows, "n": n, "path": name, "host_us": bc.host_us(call, calls)})
+            log(f"host {n:5d} {name:<20} {out[-1]['host_us']:7.1f} us")
+    return {"calls": calls, "rows": out}
+
+
+def by_class(log=print) -> dict:
+    """GPU kernel time by class (bench_artifacts.kernel_class) of one profiled training step: HF eager,
+    torch.compile, compile with sdpa on is_causal, Liger's full patch (FLCE chunk_mem_const 16), at
+    both bench configs; every kernel's name and time is kept, so another classifier can be applied."""
+    import collections
+
+    from qwen3_fusion import train_step as ts
+    from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
+
+    plan = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
+    act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
+    rows = []
+    for key, cfg in plan.items():
+        state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
+        for variant in ("hf", "compile", "compile_causal") + (() if bc.SMOKE else ("liger_full_coarse",)):
+            torch._dynamo.reset()
+            with ts.qwen3_globals_kept(), ts.flce_chunks_kept():
+                model = ts.build_variant(variant, state, ts.model_config(cfg))
+                _, _, opt = ts.run_steps(model, batch, 3)
+                with torch.profiler.profile(activities=[act]) as prof:
+                    model(input_ids=batch, labels=batch).loss.backward()
+                    opt.step()
+                    opt.zero_grad(set_to_none=True)
+                    bc.sync()
+            by_name, spans = collections.Counter(), []
+            for e in prof.events():
+                if (e.device_type.name != "CUDA" or getattr(e, "is_user_annotation", False)
+                        or e.name.startswith(("Optimizer.", "ProfilerStep"))):  # fmt: skip
+                    continue
+                by_name[e.name] += (e.time_range.end - e.time_range.start) / 1e3
+                spans.append((e.time_range.start, e.time_range.end - e.time_range.start))
+            by_cls = collections.Counter()
+            for name, ms in by_name.items():
+                by_cls[kernel_class(name)] += ms
+            rows.append({"config": key, "variant": variant, "kernels": len(spans), "kernel_ms": sum(by_name.values()),
+                         "busy_ms": _union_ms(spans), "by_class_ms": dict(by_cls), "by_name_ms": dict(by_name)})  # fmt: skip
+            log(f"{key} {variant:18s} {len(spans)} kernels, {rows[-1]['kernel_ms']:.1f} ms")
+            del model, opt
+            if not bc.SMOKE:
+                torch.cuda.empty_cache()
+    return {"rows": rows}
+
+
+PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
+          "launch_host": launch_host, "by_class": by_class}  # fmt: skip
 
 
 def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:
