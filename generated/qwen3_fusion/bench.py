@@ -249,9 +249,13 @@ def main(argv=None) -> int:
 
         probes = [s for s in args.probe.split(",") if s]
         if unknown := [s for s in probes if s not in PROBES]:
-            p.error(f"--probe: unknown probe(s) {', '.join(unknown)}; choose from {', '.join(PROBES)}")
+            p.error(
+                f"--probe: unknown probe(s) {', '.join(unknown)}; choose from {', '.join(PROBES)}"
+            )
         for name in probes:
-            probe_meta = bc.environment(f"{args.command} --probe {name}" + (" --smoke" if args.smoke else ""))
+            probe_meta = bc.environment(
+                f"{args.command} --probe {name}" + (" --smoke" if args.smoke else "")
+            )
             log(f"wrote {run_probe(name, probe_meta, args.out, slug, log)}")
         return 0
     if args.sweep:

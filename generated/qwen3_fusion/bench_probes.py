@@ -55,7 +55,9 @@ def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
     for r in norms.time_rmsnorm(impl, x, w, dy, ref, ceiling):
         r.pop("y", None)
         rows.append({**r, **tags})
-        log(f"{r['rows']}x{r['n']} {r['dtype']} {impl:14s} {tags} {r['pass']} {1e3 * r['ms']:.1f} us")
+        log(
+            f"{r['rows']}x{r['n']} {r['dtype']} {impl:14s} {tags} {r['pass']} {1e3 * r['ms']:.1f} us"
+        )
     return rows
 
 
@@ -118,7 +120,9 @@ def unseen(log=print) -> dict:
         for rnd in range(1 if bc.SMOKE else 3):
             for emulate in (False, True):
                 config.emulate_precision_casts = emulate
-                fwd = _timed("torch_compile", x, w, dy, ref, ceiling, log, emulate=emulate, round=rnd)
+                fwd = _timed(
+                    "torch_compile", x, w, dy, ref, ceiling, log, emulate=emulate, round=rnd
+                )
                 res["emulate_n128"] += [r for r in fwd if r["pass"] == "fwd"]
     finally:
         config.emulate_precision_casts = False
@@ -135,7 +139,11 @@ def casts(log=print, rounds: int = 2) -> dict:
 
     res = {"rows": []}
     rows = 64 if bc.SMOKE else 16384
-    shapes = [(rnd, n) for rnd in range(rounds) for n in ((128, 1024) if bc.SMOKE else (128, 1024, 2048, 4096))]
+    shapes = [
+        (rnd, n)
+        for rnd in range(rounds)
+        for n in ((128, 1024) if bc.SMOKE else (128, 1024, 2048, 4096))
+    ]
     try:
         for rnd, n in shapes:
             x, w, _ = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
@@ -148,10 +156,12 @@ def casts(log=print, rounds: int = 2) -> dict:
                     config.emulate_precision_casts = emulate
                     c = torch.compile(m)
                     eq = float((c(x) == ref).float().mean())
-                    ms = bc.graph_ms(lambda: c(x), 5, 50)
+                    ms = bc.graph_ms(lambda c=c, x=x: c(x), 5, 50)
                     res["rows"].append({"rows": rows, "n": n, "emulate_precision_casts": emulate, "round": rnd,
                                         "bitwise_equal_hf": eq, "fwd_ms": ms})  # fmt: skip
-                    log(f"casts {rows}x{n} emulate={emulate} round {rnd}: equal {eq:.4f}, fwd {1e3 * ms:.1f} us")
+                    log(
+                        f"casts {rows}x{n} emulate={emulate} round {rnd}: equal {eq:.4f}, fwd {1e3 * ms:.1f} us"
+                    )
     finally:
         config.emulate_precision_casts = False
     return res
@@ -176,7 +186,9 @@ def _liger_bwd_ms(impl, x, w, dy) -> float:
         yg = fn(xg)
     bc.sync()
     g = dy.clone()  # the in-place variant overwrites it
-    return bc.graph_ms(lambda: torch.autograd.grad(yg, (xg, weight), g, retain_graph=True), 5, 25, stream=side)
+    return bc.graph_ms(
+        lambda: torch.autograd.grad(yg, (xg, weight), g, retain_graph=True), 5, 25, stream=side
+    )
 
 
 def backward_in_flight(log=print) -> list:
@@ -189,7 +201,9 @@ def backward_in_flight(log=print) -> list:
     from qwen3_fusion.rmsnorm import rms_norm_forward, tile_config
 
     out = []
-    for rows, n in [(64, 1024), (64, 4096)] if bc.SMOKE else [(16384, n) for n in (1024, 2048, 4096)]:
+    for rows, n in (
+        [(64, 1024), (64, 4096)] if bc.SMOKE else [(16384, n) for n in (1024, 2048, 4096)]
+    ):
         x, w, dy = rmsnorm_inputs(rows, n, torch.bfloat16)
         rstd = rms_norm_forward(x, w, bc.EPS)[1]
         copy = bc.copy_same_size(x, 1.0, passes=3)["ms"]  # the backward's bytes: x, dy in, dx out
@@ -203,7 +217,9 @@ def backward_in_flight(log=print) -> list:
             ("4 rows, 1 stage", 4, 1, 1, lw),
         ]  # fmt: skip
         for label, m, per_sm, stages, warps in configs:
-            cfg = triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
+            cfg = triton.Config(
+                {"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages
+            )
             ms, _ = time_with_config("bwd", cfg, x, w, dy, rstd)
             out.append({"rows": rows, "n": n, "impl": "ours", "label": label, "BLOCK_M": m, "PER_SM": per_sm,
                         "num_stages": stages, "num_warps": warps, "ms": ms, "vs_copy": ms / copy,
@@ -224,7 +240,11 @@ def gradient_errors(log=print) -> list:
 
     from qwen3_fusion import train_step as ts
 
-    cfg = dict(ts.SMOKE_CONFIG, seq=16) if bc.SMOKE else dict(ts.TRAIN_CONFIG, layers=2, batch=2, seq=1024)
+    cfg = (
+        dict(ts.SMOKE_CONFIG, seq=16)
+        if bc.SMOKE
+        else dict(ts.TRAIN_CONFIG, layers=2, batch=2, seq=1024)
+    )
     state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
     tf32 = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -257,34 +277,39 @@ def in_flight(log=print) -> dict:
     return {"backward_in_flight": backward_in_flight(log), "gradients": gradient_errors(log)}
 
 
-def launch_host(log=print) -> dict:
-    """Host microseconds per call of each layer of our forward's launch path, on a (64, N) bf16 input
-    the GPU finishes at once: Triton's `kernel[grid](...)`, the cached `launch`, the whole
-    `rms_norm_forward` (checks, plan, VEC), the autograd `rms_norm` with x requiring grad, `F.rms_norm`."""
+def _launch_paths(x, w) -> dict:
+    """name -> a zero-argument call of one layer of our forward's launch path on x (rows, N)."""
     import triton
 
     from qwen3_fusion import rmsnorm as rn
     from qwen3_fusion.launcher import launch
 
+    rows, n = x.shape
+    y, rstd = torch.empty_like(x), torch.empty(rows, dtype=torch.float32, device=x.device)
+    block_m, block_n, warps, _, _ = rn._plan(n, x.dtype, x.dtype, False, x.device)
+    vec = rn._vec(n, n, n, element_size=x.element_size())
+    grid, meta = (triton.cdiv(rows, block_m),), dict(BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec)
+    args = (x, w, y, rstd, rows, bc.EPS, n // vec, n // vec, n // vec)
+    xg = x.detach().clone().requires_grad_()
+    return {
+        "kernel[grid]": lambda: rn._rmsnorm_fwd_kernel[grid](*args, **meta, num_warps=warps),
+        "launch": lambda: launch(rn._rmsnorm_fwd_kernel, grid, args, meta, warps),
+        "rms_norm_forward": lambda: rn.rms_norm_forward(x, w),
+        "rms_norm (autograd)": lambda: rn.rms_norm(xg, w),
+        "F.rms_norm": lambda: torch.nn.functional.rms_norm(x, (n,), w, bc.EPS),
+    }
+
+
+def launch_host(log=print) -> dict:
+    """Host microseconds per call of each layer of our forward's launch path, on a (64, N) bf16 input
+    the GPU finishes at once: Triton's `kernel[grid](...)`, the cached `launch`, the whole
+    `rms_norm_forward` (checks, plan, VEC), the autograd `rms_norm` with x requiring grad, `F.rms_norm`."""
     calls, rows = (3, 4) if bc.SMOKE else (1000, 64)
     out = []
     for n in (64,) if bc.SMOKE else (128, 1024, 4096):
         x = torch.randn(rows, n, device=bc.DEVICE, dtype=torch.bfloat16)
         w = 1 + 0.1 * torch.randn(n, device=bc.DEVICE, dtype=torch.bfloat16)
-        y, rstd = torch.empty_like(x), torch.empty(rows, dtype=torch.float32, device=x.device)
-        block_m, block_n, warps, _, _ = rn._plan(n, x.dtype, x.dtype, False, x.device)
-        vec = rn._vec(n, n, n, element_size=x.element_size())
-        grid, meta = (triton.cdiv(rows, block_m),), dict(BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec)
-        args = (x, w, y, rstd, rows, bc.EPS, n // vec, n // vec, n // vec)
-        xg = x.detach().clone().requires_grad_()
-        paths = {
-            "kernel[grid]": lambda: rn._rmsnorm_fwd_kernel[grid](*args, **meta, num_warps=warps),
-            "launch": lambda: launch(rn._rmsnorm_fwd_kernel, grid, args, meta, warps),
-            "rms_norm_forward": lambda: rn.rms_norm_forward(x, w),
-            "rms_norm (autograd)": lambda: rn.rms_norm(xg, w),
-            "F.rms_norm": lambda: torch.nn.functional.rms_norm(x, (n,), w, bc.EPS),
-        }  # fmt: skip
-        for name, call in paths.items():
+        for name, call in _launch_paths(x, w).items():
             out.append({"rows": rows, "n": n, "path": name, "host_us": bc.host_us(call, calls)})
             log(f"host {n:5d} {name:<20} {out[-1]['host_us']:7.1f} us")
     return {"calls": calls, "rows": out}
@@ -304,7 +329,9 @@ def by_class(log=print) -> dict:
     rows = []
     for key, cfg in plan.items():
         state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
-        for variant in ("hf", "compile", "compile_causal") + (() if bc.SMOKE else ("liger_full_coarse",)):
+        for variant in ("hf", "compile", "compile_causal") + (
+            () if bc.SMOKE else ("liger_full_coarse",)
+        ):
             torch._dynamo.reset()
             with ts.qwen3_globals_kept(), ts.flce_chunks_kept():
                 model = ts.build_variant(variant, state, ts.model_config(cfg))
