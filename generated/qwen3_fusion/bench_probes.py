@@ -11,7 +11,6 @@ casts       compile's bitwise agreement with HF eager and its forward time, emul
             off and on (-> _emulate_casts)
 in_flight   our backward run in Liger's shape of work, one knob stepped up at a time, beside
             Liger's own backward; bf16 gradient errors of a 2-layer Qwen3 against fp32 (-> _backward_probe)
-launch_host host microseconds per call along our forward's launch path (-> _launch_host)
 by_class    one profiled training step's GPU time by kernel class, per variant (-> _kernels_by_class)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
@@ -27,7 +26,6 @@ __all__ = [
     "casts",
     "gradient_errors",
     "in_flight",
-    "launch_host",
     "multistage",
     "run_probe",
     "unseen",
@@ -44,7 +42,7 @@ from qwen3_fusion import bench_common as bc
 FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton; on by default from 2.13
 UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
-               "in_flight": "backward_probe", "launch_host": "launch_host", "by_class": "kernels_by_class"}  # fmt: skip
+               "in_flight": "backward_probe", "by_class": "kernels_by_class"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -277,44 +275,6 @@ def in_flight(log=print) -> dict:
     return {"backward_in_flight": backward_in_flight(log), "gradients": gradient_errors(log)}
 
 
-def _launch_paths(x, w) -> dict:
-    """name -> a zero-argument call of one layer of our forward's launch path on x (rows, N)."""
-    import triton
-
-    from qwen3_fusion import rmsnorm as rn
-    from qwen3_fusion.launcher import launch
-
-    rows, n = x.shape
-    y, rstd = torch.empty_like(x), torch.empty(rows, dtype=torch.float32, device=x.device)
-    block_m, block_n, warps, _, _ = rn._plan(n, x.dtype, x.dtype, False, x.device)
-    vec = rn._vec(n, n, n, element_size=x.element_size())
-    grid, meta = (triton.cdiv(rows, block_m),), dict(BLOCK_M=block_m, BLOCK_N=block_n, VEC=vec)
-    args = (x, w, y, rstd, rows, bc.EPS, n // vec, n // vec, n // vec)
-    xg = x.detach().clone().requires_grad_()
-    return {
-        "kernel[grid]": lambda: rn._rmsnorm_fwd_kernel[grid](*args, **meta, num_warps=warps),
-        "launch": lambda: launch(rn._rmsnorm_fwd_kernel, grid, args, meta, warps),
-        "rms_norm_forward": lambda: rn.rms_norm_forward(x, w),
-        "rms_norm (autograd)": lambda: rn.rms_norm(xg, w),
-        "F.rms_norm": lambda: torch.nn.functional.rms_norm(x, (n,), w, bc.EPS),
-    }
-
-
-def launch_host(log=print) -> dict:
-    """Host microseconds per call of each layer of our forward's launch path, on a (64, N) bf16 input
-    the GPU finishes at once: Triton's `kernel[grid](...)`, the cached `launch`, the whole
-    `rms_norm_forward` (checks, plan, VEC), the autograd `rms_norm` with x requiring grad, `F.rms_norm`."""
-    calls, rows = (3, 4) if bc.SMOKE else (1000, 64)
-    out = []
-    for n in (64,) if bc.SMOKE else (128, 1024, 4096):
-        x = torch.randn(rows, n, device=bc.DEVICE, dtype=torch.bfloat16)
-        w = 1 + 0.1 * torch.randn(n, device=bc.DEVICE, dtype=torch.bfloat16)
-        for name, call in _launch_paths(x, w).items():
-            out.append({"rows": rows, "n": n, "path": name, "host_us": bc.host_us(call, calls)})
-            log(f"host {n:5d} {name:<20} {out[-1]['host_us']:7.1f} us")
-    return {"calls": calls, "rows": out}
-
-
 def by_class(log=print) -> dict:
     """GPU kernel time by class (bench_artifacts.kernel_class) of one profiled training step: HF eager,
     torch.compile, compile with sdpa on is_causal, Liger's full patch (FLCE chunk_mem_const 16), at
@@ -361,7 +321,7 @@ def by_class(log=print) -> dict:
 
 
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "launch_host": launch_host, "by_class": by_class}  # fmt: skip
+          "by_class": by_class}  # fmt: skip
 
 
 def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:
