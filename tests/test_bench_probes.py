@@ -84,3 +84,16 @@ def test_by_class_profiles_every_variant(probes):
     rows = probes["by_class"]["rows"]
     assert [r["variant"] for r in rows] == ["hf", "compile", "compile_causal"]
     assert all(abs(sum(r["by_class_ms"].values()) - r["kernel_ms"]) < 1e-6 for r in rows)
+
+
+def test_inductor_flags_are_restored_when_a_probe_fails():
+    from torch._inductor import config
+
+    from qwen3_fusion.bench_probes import FLAG, _emulate_casts, _multi_stages
+
+    before = (getattr(config.triton, FLAG), config.emulate_precision_casts)
+    with pytest.raises(RuntimeError, match="boom"):
+        with _multi_stages(not before[0]), _emulate_casts(not before[1]):
+            assert (getattr(config.triton, FLAG), config.emulate_precision_casts) == (not before[0], not before[1])
+            raise RuntimeError("boom")
+    assert (getattr(config.triton, FLAG), config.emulate_precision_casts) == before

@@ -33,6 +33,7 @@ __all__ = [
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_probes_head
+import contextlib
 import os
 
 import torch
@@ -59,10 +60,32 @@ def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
     return rows
 
 
-def _multi_stages(on: bool) -> None:
+@contextlib.contextmanager
+def _multi_stages(on):
+    """Inductor's multi-stage mix-order loops on or off inside the block (on=None: left alone,
+    for a torch without the flag); the setting before is restored even if the block fails."""
     from torch._inductor import config
 
-    setattr(config.triton, FLAG, on)
+    old = getattr(config.triton, FLAG, None)
+    if on is not None:
+        setattr(config.triton, FLAG, on)
+    try:
+        yield
+    finally:
+        if on is not None:
+            setattr(config.triton, FLAG, old)
+
+
+@contextlib.contextmanager
+def _emulate_casts(on: bool):
+    """Inductor's emulate_precision_casts inside the block, restored after."""
+    from torch._inductor import config
+
+    old, config.emulate_precision_casts = config.emulate_precision_casts, on
+    try:
+        yield
+    finally:
+        config.emulate_precision_casts = old
 
 
 def multistage(log=print) -> dict:
@@ -72,17 +95,15 @@ def multistage(log=print) -> dict:
 
     if not hasattr(config.triton, FLAG):
         return {"skipped": f"torch {torch.__version__} has no inductor config triton.{FLAG}"}
-    default = getattr(config.triton, FLAG)
-    res = {"flag": "triton." + FLAG, "default": default, "rows": []}
+    res = {"flag": "triton." + FLAG, "default": getattr(config.triton, FLAG), "rows": []}
     ceiling = bc.copy_ceiling()["gbps"]
     for rows, n, dtype in norms.SMOKE_SHAPES if bc.SMOKE else norms.RMSNORM_SHAPES:
         x, w, dy = norms.rmsnorm_inputs(rows, n, dtype)
         ref = norms.rmsnorm_reference(x, w, dy)
         res["rows"] += _timed("ours", x, w, dy, ref, ceiling, log, multi_stages=None)
         for on in (False, True):
-            _multi_stages(on)
-            res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
-        _multi_stages(default)
+            with _multi_stages(on):
+                res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
     return res
 
 
@@ -97,7 +118,6 @@ def unseen(log=print) -> dict:
 
     res = {"rows": [], "copy_by_shape": [], "copy_by_shape_bwd": [], "emulate_n128": []}
     ceiling = bc.copy_ceiling()["gbps"]
-    default = getattr(config.triton, FLAG, None)
     for rows, n in [(64, 96), (64, 200)] if bc.SMOKE else [(16384, n) for n in UNSEEN_WIDTHS]:
         x, w, dy = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
         ref = norms.rmsnorm_reference(x, w, dy)
@@ -105,63 +125,47 @@ def unseen(log=print) -> dict:
         res["copy_by_shape_bwd"].append(bc.copy_same_size(x, ceiling, passes=3))
         for impl in _peers():
             res["rows"] += _timed(impl, x, w, dy, ref, ceiling, log)
-        for on in (False, True) if default is not None else (None,):
-            if on is not None:
-                _multi_stages(on)
-            res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
-        if default is not None:
-            _multi_stages(default)
+        for on in (False, True) if hasattr(config.triton, FLAG) else (None,):
+            with _multi_stages(on):
+                res["rows"] += _timed("torch_compile", x, w, dy, ref, ceiling, log, multi_stages=on)
     rows, n = (64, 96) if bc.SMOKE else (262144, 128)  # the q_norm shape: beyond L2
     x, w, dy = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
     ref = norms.rmsnorm_reference(x, w, dy)
-    try:
-        for rnd in range(1 if bc.SMOKE else 3):
-            for emulate in (False, True):
-                config.emulate_precision_casts = emulate
+    for rnd in range(1 if bc.SMOKE else 3):
+        for emulate in (False, True):
+            with _emulate_casts(emulate):
                 fwd = _timed(
                     "torch_compile", x, w, dy, ref, ceiling, log, emulate=emulate, round=rnd
                 )
-                res["emulate_n128"] += [r for r in fwd if r["pass"] == "fwd"]
-    finally:
-        config.emulate_precision_casts = False
+            res["emulate_n128"] += [r for r in fwd if r["pass"] == "fwd"]
     return res
 
 
 def casts(log=print, rounds: int = 2) -> dict:
     """Per width: share of compile's bf16 outputs bitwise equal to HF eager, and its graph-timed
-    forward; each round compiles afresh (a forward of a few microseconds varies run to run)."""
-    from torch._inductor import config
+    forward, emulate_precision_casts off and on; each round compiles afresh."""
     from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
     from qwen3_fusion import bench_norms as norms
 
     res = {"rows": []}
     rows = 64 if bc.SMOKE else 16384
-    shapes = [
-        (rnd, n)
-        for rnd in range(rounds)
-        for n in ((128, 1024) if bc.SMOKE else (128, 1024, 2048, 4096))
-    ]
-    try:
-        for rnd, n in shapes:
-            x, w, _ = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
-            m = Qwen3RMSNorm(n, eps=bc.EPS).to(x.device, torch.bfloat16)
-            with torch.no_grad():
-                m.weight.copy_(w)
-                ref = m(x)
-                for emulate in (False, True):
-                    torch._dynamo.reset()
-                    config.emulate_precision_casts = emulate
+    widths = (128, 1024) if bc.SMOKE else (128, 1024, 2048, 4096)
+    for rnd, n in [(rnd, n) for rnd in range(rounds) for n in widths]:
+        x, w, _ = norms.rmsnorm_inputs(rows, n, torch.bfloat16)
+        m = Qwen3RMSNorm(n, eps=bc.EPS).to(x.device, torch.bfloat16)
+        with torch.no_grad():
+            m.weight.copy_(w)
+            ref = m(x)
+            for emulate in (False, True):
+                torch._dynamo.reset()
+                with _emulate_casts(emulate):  # compiled at the first call, inside the block
                     c = torch.compile(m)
                     eq = float((c(x) == ref).float().mean())
                     ms = bc.graph_ms(lambda c=c, x=x: c(x), 5, 50)
-                    res["rows"].append({"rows": rows, "n": n, "emulate_precision_casts": emulate, "round": rnd,
-                                        "bitwise_equal_hf": eq, "fwd_ms": ms})  # fmt: skip
-                    log(
-                        f"casts {rows}x{n} emulate={emulate} round {rnd}: equal {eq:.4f}, fwd {1e3 * ms:.1f} us"
-                    )
-    finally:
-        config.emulate_precision_casts = False
+                res["rows"].append({"rows": rows, "n": n, "emulate_precision_casts": emulate, "round": rnd,
+                                    "bitwise_equal_hf": eq, "fwd_ms": ms})  # fmt: skip
+                log(f"casts {rows}x{n} emulate={emulate} round {rnd}: equal {eq:.4f}, {ms:.4f} ms")
     return res
 
 
