@@ -632,3 +632,33 @@ def test_inductor_cuda_backend_fuses_the_chain():
     qwen = scan(_tiny(), IDS[:, :8], inductor=True, inductor_backend="cuda")
     status = {c.label: c.inductor for c in qwen}
     assert status["Qwen3RMSNorm"] == "fused" and status["Qwen3MLP: SwiGLU"] == "fused"
+
+
+def test_indexed_reads_count_the_picked_elements_not_the_whole_tensor():
+    """nll_loss reads one log-probability per target, an embedding the rows it picks, and
+    nll_loss_backward never reads the log-probabilities it is handed (for their shape only)."""
+    import torch.nn.functional as F
+    from qwen3_fusion.fusion_groups import _read_bytes, op_name, tensor_bytes
+    from qwen3_fusion.signals import joint_graph
+
+    class Loss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(5000, 32)
+            self.head = nn.Linear(32, 1000)
+
+        def forward(self, ids, target):
+            logits = self.head(self.emb(ids)).float()
+            return F.nll_loss(logits.log_softmax(-1).flatten(0, 1), target.flatten())
+
+    ids, target = torch.randint(0, 5000, (2, 32)), torch.randint(0, 1000, (2, 32))
+    gm = joint_graph(Loss(), (ids, target), {})[0]
+    nodes = {op_name(n): n for n in gm.graph.nodes if n.op == "call_function"}
+    fwd, bwd, emb = nodes["nll_loss_forward"], nodes["nll_loss_backward"], nodes["embedding"]
+    logp = fwd.args[0]
+    assert tensor_bytes(logp.meta["val"]) == 64 * 1000 * 4
+    assert _read_bytes(fwd, logp) == 64 * 4  # one fp32 per target
+    assert _read_bytes(fwd, fwd.args[1]) == 64 * 8  # the int64 targets, whole
+    assert _read_bytes(bwd, bwd.args[1]) == 0  # handed for its shape
+    assert _read_bytes(bwd, bwd.args[0]) == tensor_bytes(bwd.args[0].meta["val"])
+    assert _read_bytes(emb, emb.args[0]) == 64 * 32 * 4  # 64 rows of the 5000

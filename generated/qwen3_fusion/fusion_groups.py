@@ -409,18 +409,55 @@ def find_groups(g: OpGraph, min_ops: int = 2) -> list:
 _TWO_KERNEL_OPS = frozenset({"cross_entropy_loss"})
 
 
+# ops that read from their first argument only the elements an index picks, never the whole
+# tensor: as many as the target has (nll_loss) or as the output has (gather, embedding rows)
+_INDEXED_READS = {"nll_loss_forward": "target", "nll_loss2d_forward": "target", "gather": "out",
+                  "embedding": "out", "index_select": "out", "take": "out"}  # fmt: skip
+# backwards handed their forward's input (argument 1) for its shape only: they never read it
+_SHAPE_ONLY_ARG = {"nll_loss_backward": 1, "nll_loss2d_backward": 1}
+
+
 def _larger(x, y):
     """max() that also takes sympy expressions."""
     return sympy.Max(x, y) if is_symbolic(x) or is_symbolic(y) else max(x, y)
+
+
+def _smaller(x, y):
+    return sympy.Min(x, y) if is_symbolic(x) or is_symbolic(y) else min(x, y)
 
 
 def _out_bytes(node):
     return sum(tensor_bytes(t) for t in pytree.tree_leaves(node_value(node)))
 
 
+def _numel(t):
+    n = 1
+    for size in t.shape:
+        n = n * _sym(size)
+    return n
+
+
+def _read_bytes(node, a):
+    """Bytes `node` reads from its argument `a`: the whole tensor, except the indexed reads and
+    shape-only arguments above (else a cross-entropy's nll ops would count the full logits)."""
+    full, name, args = tensor_bytes(node_value(a)), op_name(node), node.args
+    k = _SHAPE_ONLY_ARG.get(name)
+    if k is not None and len(args) > k and args[k] is a and a not in args[:k] + args[k + 1 :]:
+        return 0
+    if name in _INDEXED_READS and args and args[0] is a:
+        target = args[1] if len(args) > 1 and isinstance(args[1], torch.fx.Node) else None
+        if _INDEXED_READS[name] == "target" and target is not None:
+            count = _numel(node_value(target))
+        else:
+            leaves = pytree.tree_leaves(node_value(node))
+            count = sum(_numel(t) for t in leaves if isinstance(t, torch.Tensor))
+        return _smaller(full, count * node_value(a).element_size())
+    return full
+
+
 def _op_bytes(node):
     """What one op reads and writes when it runs alone."""
-    ins = [tensor_bytes(node_value(a)) for a in tensor_inputs(node)]
+    ins = [_read_bytes(node, a) for a in tensor_inputs(node)]
     inner = 2 * ins[0] if op_name(node) in _TWO_KERNEL_OPS and ins else 0
     return _out_bytes(node) + sum(ins) + inner
 
@@ -440,7 +477,7 @@ def traffic(g: OpGraph, members, unused_outputs=()) -> tuple:
         for a in tensor_inputs(m):
             r = g.root(a)
             if r not in inside:
-                reads[r] = _larger(reads.get(r, 0), tensor_bytes(node_value(a)))
+                reads[r] = _larger(reads.get(r, 0), _read_bytes(m, a))
     leaving = [
         m
         for m in members
