@@ -20,7 +20,6 @@ Usage: python device_runs/session10_probe.py [--smoke] -> $OUT/h200_session10_pr
 import glob
 import json
 import os
-import statistics
 import sys
 import tempfile
 
@@ -34,70 +33,12 @@ from qwen3_fusion import bench_common as bc  # noqa: E402
 if SMOKE:
     bc.use_smoke()
 from qwen3_fusion import train_step as ts  # noqa: E402
-from qwen3_fusion.bench_norms import make_norm, rmsnorm_bytes, rmsnorm_inputs  # noqa: E402
-from qwen3_fusion.bench_sweep import time_with_config  # noqa: E402
+from qwen3_fusion.bench_norms import make_norm, rmsnorm_inputs  # noqa: E402
+
+# parts 1 and 2 now live in the package: python -m qwen3_fusion.bench --probe in_flight
+from qwen3_fusion.bench_probes import backward_in_flight, gradient_errors  # noqa: E402
 
 LIGER = not SMOKE
-
-
-def liger_warps(n: int) -> int:
-    """num_warps of Liger 0.8.5's calculate_settings for a row of n elements."""
-    import triton
-
-    b = triton.next_power_of_2(n)
-    return 16 if b >= 8192 else 8 if b >= 2048 else 4
-
-
-def backward_in_flight(log=print) -> list:
-    """Part 1: our backward in Liger's shape of work, the knobs stepped up, and Liger itself."""
-    import triton
-
-    from qwen3_fusion.rmsnorm import rms_norm_forward, tile_config
-
-    shapes = [(64, 1024), (64, 4096)] if SMOKE else [(16384, 1024), (16384, 2048), (16384, 4096)]
-    rows_out = []
-    for rows, n in shapes:
-        x, w, dy = rmsnorm_inputs(rows, n, torch.bfloat16)
-        rstd = rms_norm_forward(x, w, bc.EPS)[1]
-        copy = bc.copy_same_size(x, 1.0, passes=3)["ms"]  # same bytes as the backward
-        base = tile_config(n, torch.bfloat16, True)
-        lw = liger_warps(n)
-        configs = [
-            ("ours, tile table", base.kwargs["BLOCK_M"], base.kwargs["PER_SM"], base.num_stages, base.num_warps),
-            ("Liger's shape: 1 program/SM, 1 row, 1 stage", 1, 1, 1, lw),
-            ("1 row, 2 stages", 1, 1, 2, lw),
-            ("1 row, 3 stages", 1, 1, 3, lw),
-            ("2 programs/SM, 1 row, 1 stage", 1, 2, 1, lw),
-            ("4 rows, 1 stage", 4, 1, 1, lw),
-        ]
-        for label, m, per_sm, stages, warps in configs:
-            cfg = triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
-            try:
-                ms, _ = time_with_config("bwd", cfg, x, w, dy, rstd)
-            except Exception as exc:  # noqa: BLE001 - e.g. out of shared memory
-                log(f"bwd {rows}x{n} {label} failed: {str(exc)[:200]}")
-                continue
-            in_flight = per_sm * m * stages * n * 2 * 2  # x and dy rows, bf16
-            rows_out.append({"rows": rows, "n": n, "impl": "ours", "label": label, "BLOCK_M": m, "PER_SM": per_sm,
-                             "num_stages": stages, "num_warps": warps, "bytes_in_flight_per_sm": in_flight,
-                             "ms": ms, "vs_copy": ms / copy, "copy_ms": copy})  # fmt: skip
-            log(f"bwd {rows}x{n} {label:45s} {ms * 1e3:7.1f} us  {ms / copy:4.2f}x copy")
-        if LIGER:
-            for impl in ("liger", "liger_inplace"):
-                fn, weight = make_norm(impl, n, w)
-                xg = x.detach().requires_grad_()
-                side = torch.cuda.Stream()
-                with torch.cuda.stream(side):
-                    yg = fn(xg)
-                bc.sync()
-                g = dy.clone()
-                grad = lambda: torch.autograd.grad(yg, (xg, weight), g, retain_graph=True)  # noqa: E731
-                ms = bc.graph_ms(grad, 5, 25, stream=side)
-                rows_out.append({"rows": rows, "n": n, "impl": impl, "label": impl, "num_warps": lw,
-                                 "ms": ms, "vs_copy": ms / copy, "copy_ms": copy})  # fmt: skip
-                log(f"bwd {rows}x{n} {impl:45s} {ms * 1e3:7.1f} us  {ms / copy:4.2f}x copy")
-        del x, w, dy, rstd
-    return rows_out
 
 
 def ptx_pipelining() -> list:
@@ -118,42 +59,6 @@ def ptx_pipelining() -> list:
                 meta = {k: m.get(k) for k in ("num_warps", "num_stages", "shared")}
         out.append({"kernel": name, **meta, "cp_async": text.count("cp.async.ca") + text.count("cp.async.cg"),
                     "ld_global": text.count("ld.global")})  # fmt: skip
-    return out
-
-
-def gradient_errors(log=print) -> list:
-    """Part 2: per-parameter gradient error of bf16 variants against fp32, Qwen3-0.6B x 2 layers."""
-    cfg = dict(ts.SMOKE_CONFIG if SMOKE else ts.TRAIN_CONFIG, layers=2, batch=2, seq=1024 if not SMOKE else 16)
-    state = ts.reference_state(cfg)
-    batch = ts.make_batch(cfg)
-    from transformers import Qwen3ForCausalLM
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    with torch.device(bc.DEVICE):
-        ref = Qwen3ForCausalLM(ts.model_config(cfg)).float()
-    ref.load_state_dict({k: v.float() for k, v in state.items()})
-    loss32 = ref(input_ids=batch, labels=batch).loss
-    loss32.backward()
-    g32 = {k: p.grad.double() for k, p in ref.named_parameters()}
-    del ref
-    out = []
-    variants = ["hf", "ours_fwd_bwd"] + (["liger"] if LIGER else [])
-    for variant in variants:
-        model = ts.build_variant(variant, state, ts.model_config(cfg))
-        loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
-        for k, p in model.named_parameters():
-            ref_g = g32[k]
-            err = float((p.grad.double() - ref_g).norm() / ref_g.norm())
-            floor = float((ref_g.to(torch.bfloat16).double() - ref_g).norm() / ref_g.norm())  # bf16 rounding alone
-            out.append({"variant": variant, "param": k, "rel_err": err, "bf16_rounding": floor,
-                        "loss": loss.item(), "loss_fp32": loss32.item()})  # fmt: skip
-        errs = [r["rel_err"] for r in out if r["variant"] == variant]
-        log(f"grad {variant:14s} loss {loss.item():.4f} (fp32 {loss32.item():.4f}) rel err median "
-            f"{statistics.median(errs):.2e} max {max(errs):.2e}")  # fmt: skip
-        del model
-        if not SMOKE:
-            torch.cuda.empty_cache()
     return out
 
 
