@@ -430,13 +430,6 @@ def _out_bytes(node):
     return sum(tensor_bytes(t) for t in pytree.tree_leaves(node_value(node)))
 
 
-def _numel(t):
-    n = 1
-    for size in t.shape:
-        n = n * _sym(size)
-    return n
-
-
 def _read_bytes(node, a):
     """Bytes `node` reads from its argument `a`: the whole tensor, except the indexed reads and
     shape-only arguments above (else a cross-entropy's nll ops would count the full logits)."""
@@ -447,10 +440,9 @@ def _read_bytes(node, a):
     if name in _INDEXED_READS and args and args[0] is a:
         target = args[1] if len(args) > 1 and isinstance(args[1], torch.fx.Node) else None
         if _INDEXED_READS[name] == "target" and target is not None:
-            count = _numel(node_value(target))
+            count = numel(node_value(target))
         else:
-            leaves = pytree.tree_leaves(node_value(node))
-            count = sum(_numel(t) for t in leaves if isinstance(t, torch.Tensor))
+            count = sum(numel(t) for t in pytree.tree_leaves(node_value(node)))
         return _smaller(full, count * node_value(a).element_size())
     return full
 
