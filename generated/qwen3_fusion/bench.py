@@ -252,10 +252,9 @@ def main(argv=None) -> int:
             p.error(
                 f"--probe: unknown probe(s) {', '.join(unknown)}; choose from {', '.join(PROBES)}"
             )
-        for name in probes:
-            probe_meta = bc.environment(
-                f"{args.command} --probe {name}" + (" --smoke" if args.smoke else "")
-            )
+        for name in probes:  # the run's environment, each file with its own command
+            smoke = " --smoke" if args.smoke else ""
+            probe_meta = dict(meta, command=f"{args.command} --probe {name}{smoke}")
             log(f"wrote {run_probe(name, probe_meta, args.out, slug, log)}")
         return 0
     if args.sweep:
