@@ -18,7 +18,7 @@ ENV = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
 def probes(tmp_path_factory):
     out = tmp_path_factory.mktemp("probes")
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out),
-           "--probe", "multistage,unseen,casts,in_flight,by_class"]  # fmt: skip
+           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask"]  # fmt: skip
     run = subprocess.run(cmd, cwd=out, env=ENV, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     from qwen3_fusion.bench_probes import PROBE_FILES
@@ -84,6 +84,14 @@ def test_by_class_profiles_every_variant(probes):
     rows = probes["by_class"]["rows"]
     assert [r["variant"] for r in rows] == ["hf", "compile", "compile_causal"]
     assert all(abs(sum(r["by_class_ms"].values()) - r["kernel_ms"]) < 1e-6 for r in rows)
+
+
+def test_sdpa_mask_times_both_forms_of_the_same_attention(probes):
+    rows = probes["sdpa_mask"]["rows"]
+    assert [r["form"] for r in rows] == ["mask", "is_causal"]
+    assert all(r["fwd_bwd_ms"] > 0 for r in rows)
+    # the materialized causal mask and is_causal compute the same attention
+    assert rows[0]["max_abs_diff_vs_mask"] < 1e-2
 
 
 def test_inductor_flags_are_restored_when_a_probe_fails():

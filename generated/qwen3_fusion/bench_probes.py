@@ -12,6 +12,9 @@ casts       compile's bitwise agreement with HF eager and its forward time, emul
 in_flight   our backward run in Liger's shape of work, one knob stepped up at a time, beside
             Liger's own backward; bf16 gradient errors of a 2-layer Qwen3 against fp32 (-> _backward_probe)
 by_class    one profiled training step's GPU time by kernel class, per variant (-> _kernels_by_class)
+sdpa_mask   one layer's sdpa forward + backward at both step configs, with the (batch, 1, seq, seq) bool
+            causal mask that transformers builds under torch.compile and with is_causal=True instead,
+            and the attention kernels each runs (-> _sdpa_mask)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -28,6 +31,7 @@ __all__ = [
     "in_flight",
     "multistage",
     "run_probe",
+    "sdpa_mask",
     "unseen",
 ]
 
@@ -43,7 +47,7 @@ from qwen3_fusion import bench_common as bc
 FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton; on by default from 2.13
 UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
-               "in_flight": "backward_probe", "by_class": "kernels_by_class"}  # fmt: skip
+               "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -324,8 +328,68 @@ def by_class(log=print) -> dict:
     return {"rows": rows}
 
 
+def _sdpa_fwd_bwd(q, k, v, dout, scale, kw):
+    import torch.nn.functional as F
+
+    out = F.scaled_dot_product_attention(q, k, v, scale=scale, **kw)
+    out.backward(dout)
+    return out
+
+
+def sdpa_mask(log=print) -> dict:
+    """One layer's F.scaled_dot_product_attention, forward + backward, graph-timed at both step configs:
+    with the contiguous (batch, 1, seq, seq) bool causal mask that transformers passes under torch.compile
+    (k and v already repeated to every head, as its sdpa path does), and with is_causal=True and no mask.
+    The attention kernels each form runs are recorded by name with their profiled time."""
+    import collections
+    import functools
+
+    from qwen3_fusion import train_step as ts
+    from qwen3_fusion.bench_artifacts import kernel_class
+
+    plan = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
+    act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
+    rows = []
+    for key, cfg in plan.items():
+        b, h, s, d = cfg["batch"], cfg["heads"], cfg["seq"], cfg["head_dim"]
+        gen = torch.Generator(device=bc.DEVICE).manual_seed(0)
+        q, k, v, dout = (torch.randn(b, h, s, d, device=bc.DEVICE, dtype=torch.bfloat16, generator=gen)
+                         for _ in range(4))  # fmt: skip
+        q, k, v = (t.requires_grad_() for t in (q, k, v))
+        causal = torch.ones(s, s, dtype=torch.bool, device=bc.DEVICE).tril()
+        mask = causal.expand(b, 1, s, s).contiguous()  # materialized, as transformers passes it
+        forms = {
+            "mask": {"attn_mask": mask, "is_causal": False},
+            "is_causal": {"attn_mask": None, "is_causal": True},
+        }
+        outs = {}
+        for form, kw in forms.items():
+            step = functools.partial(_sdpa_fwd_bwd, q, k, v, dout, d**-0.5, kw)
+            outs[form] = step().detach().float()
+            q.grad = k.grad = v.grad = None
+            ms = bc.graph_ms(step)
+            with torch.profiler.profile(activities=[act]) as prof:
+                step()
+                bc.sync()
+            kernels = collections.Counter()
+            for e in prof.events():
+                if e.device_type.name == "CUDA" and kernel_class(e.name) == "attention":
+                    kernels[e.name] += (e.time_range.end - e.time_range.start) / 1e3
+            rows.append({"config": key, "form": form, "batch": b, "heads": h, "seq": s, "head_dim": d,
+                         "fwd_bwd_ms": ms, "attention_kernels_ms": dict(kernels)})  # fmt: skip
+            log(f"{key} sdpa {form:9s} fwd+bwd {ms:.3f} ms, kernels {sorted(kernels)}")
+            q.grad = k.grad = v.grad = None
+        diff = (outs["mask"] - outs["is_causal"]).abs().max().item()
+        # the same math by two kernels: their outputs should differ only by rounding
+        rows[-1]["max_abs_diff_vs_mask"] = rows[-2]["max_abs_diff_vs_mask"] = diff
+        del q, k, v, dout, causal, mask, outs
+        if not bc.SMOKE:
+            torch.cuda.empty_cache()
+    return {"rows": rows}
+
+
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "by_class": by_class}  # fmt: skip
+          "by_class": by_class, "sdpa_mask": sdpa_mask}  # fmt: skip
 
 
 def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:
