@@ -127,7 +127,10 @@ class Prose:
                 f"的“{entry['section']}”" if entry.get("section") else ""
             )
             tail = f"（[链接]({link})）" if link else ""
-            self.footnotes.append(f"[^g{n}]: {term}：见本系列{where}{tail}。")
+            # a one-line gloss lets the footnote stand on its own while the sister post is unlinked
+            gloss = entry.get("gloss", "").strip().rstrip("。")
+            said = f"{gloss}。详见" if gloss else "见"
+            self.footnotes.append(f"[^g{n}]: {term}：{said}本系列{where}{tail}。")
             return f"{term}[^g{n}]"
 
         return TERM.sub(repl, ln)

@@ -45,7 +45,7 @@ class Series:
 
 
 POST_KEYS = {"slug", "title", "url", "source", "placeholder"}
-GLOSSARY_KEYS = {"post", "section", "anchor"}
+GLOSSARY_KEYS = {"post", "section", "anchor", "gloss"}
 REPOSITORY_KEYS = {"url", "placeholder"}
 SOURCE_RE = re.compile(r"src_literate/[\w.-]+\.pmd\Z")
 
@@ -97,16 +97,16 @@ def load_series(root: Path) -> Series:
     slugs = [p.slug for p in posts]
     glossary = data.get("glossary") or {}
     if not isinstance(glossary, dict):
-        fail("glossary must be a mapping of term to {post, section, anchor}", "glossary:")
+        fail("glossary must be a mapping of term to {post, section, anchor, gloss}", "glossary:")
     for term, entry in glossary.items():
         if not isinstance(term, str) or not isinstance(entry, dict):
-            fail(f"glossary term {term!r} must map to {{post, section, anchor}}", f"{term}:")
+            fail(f"glossary term {term!r} must map to {{post, section, anchor, gloss}}", f"{term}:")
         if entry.get("post") not in slugs:
             fail(f"glossary term {term!r} points to no post of the series", f"{term}:")
         bad = [k for k in entry if k not in GLOSSARY_KEYS or not isinstance(entry[k], str)]
         if bad:
             fail(
-                f"glossary term {term!r}: {bad[0]!r} must be one of post, section, anchor, as text",
+                f"glossary term {term!r}: {bad[0]!r} must be one of post, section, anchor, gloss, as text",
                 f"{term}:",
             )
     repository = None

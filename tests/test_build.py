@@ -129,10 +129,11 @@ def test_post_is_a_hugo_page(built):
     assert "| [§一 模块与示例](#一-模块与示例) | — |" in post  # §零 table from the headings
     assert "需要 PyTorch 2.3+、Triton 2.2+" in post
     assert "1. [前一篇](/posts/earlier-post/)\n2. **样例文章**（本文）" in post
-    # glossary: a footnote on the first use only
+    # glossary: a footnote on the first use only, with its gloss (without one: see the placeholder test)
     assert post.count("kernel launch[^g1]") == 1 and "再次提到 kernel launch 时" in post
     assert (
-        "[^g1]: kernel launch：见本系列《前一篇》的“第三节”（[链接](/posts/earlier-post/#launch)）。"
+        "[^g1]: kernel launch：CPU 发起一次 kernel 的固定开销。详见本系列《前一篇》的“第三节”"
+        "（[链接](/posts/earlier-post/#launch)）。"
         in post
     )
     # the palette is added to each diagram
@@ -146,11 +147,12 @@ def test_placeholder_sister_posts_are_plain_titles_and_check_warns(project):
         "    url: /posts/earlier-post/\n    placeholder: true\n",
         path="src_literate/series.yaml",
     )
+    edit(project, "    gloss: CPU 发起一次 kernel 的固定开销\n", "", path="src_literate/series.yaml")
     edit(project, "的样例；", "的样例（[前一篇](/posts/earlier-post/)）；")
     write_outputs(project, build_all(project, execute_stale=True))
     post = (project.root / "posts/sample-post.md").read_text(encoding="utf-8")
     assert "1. 前一篇\n" in post and "的样例（前一篇）；" in post
-    assert "[^g1]: kernel launch：见本系列《前一篇》的“第三节”。" in post
+    assert "[^g1]: kernel launch：见本系列《前一篇》的“第三节”。" in post  # no gloss, no link
     problems, report = run_checks(project, browser=False, reader=False)
     assert problems == []
     assert any(r.startswith("warning: src_literate/series.yaml: 前一篇") for r in report)
