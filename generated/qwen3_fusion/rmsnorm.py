@@ -377,9 +377,9 @@ def _setup_context(ctx, inputs, output):
 class RMSNormFunction(torch.autograd.Function):
     """Autograd of y = rms_norm(x, w): x (..., N), w (N,) -> y (..., N), plus rstd (...,) fp32.
 
-    backward runs the Triton kernels (the launchers directly in eager, the opaque op while
-    torch.compile traces), or the PyTorch formula when triton_backward is False; it skips dW when
-    the weight needs no gradient.
+    backward runs the Triton kernels, or the PyTorch formula when triton_backward is False; it
+    skips dW when the weight needs no gradient. Eager only: under torch.compile the custom op below
+    takes its place.
     """
 
     @staticmethod
@@ -395,12 +395,10 @@ class RMSNormFunction(torch.autograd.Function):
     def backward(ctx, dy, _drstd):
         x, weight, rstd = ctx.saved_tensors
         need_dw = ctx.needs_input_grad[1]
-        if not ctx.triton_backward:
-            dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
-        elif type(dy) is torch.Tensor:  # eager: a plain tensor, no op dispatch needed
+        if ctx.triton_backward:
             dx, dw = rms_norm_backward(dy, x, weight, rstd, compute_dw=need_dw)
-        else:  # fake or functional tensors: torch.compile is tracing, keep the op opaque
-            dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd, need_dw)
+        else:
+            dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
         return dx, dw if need_dw else None, None, None
 
 
@@ -434,7 +432,19 @@ def _(dy, x, weight, rstd, compute_dw):
     return x.new_empty(x.shape), weight.new_empty(weight.shape if compute_dw else (0,))
 
 
-rms_norm_fwd_op.register_autograd(RMSNormFunction.backward, setup_context=_setup_context)
+@once_differentiable
+def _op_backward(ctx, dy, _drstd):
+    """The custom op's backward: the backward op (or the PyTorch formula), opaque to torch.compile."""
+    x, weight, rstd = ctx.saved_tensors
+    need_dw = ctx.needs_input_grad[1]
+    if ctx.triton_backward:
+        dx, dw = torch.ops.qwen3_fusion.rms_norm_bwd(dy, x, weight, rstd, need_dw)
+    else:
+        dx, dw = rms_norm_backward_torch(dy, x, weight, rstd)
+    return dx, dw if need_dw else None, None, None
+
+
+rms_norm_fwd_op.register_autograd(_op_backward, setup_context=_setup_context)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm
