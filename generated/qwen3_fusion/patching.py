@@ -19,6 +19,7 @@ from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 from qwen3_fusion.rmsnorm import TritonRMSNorm
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::replace_children
 def replace_children(model: nn.Module, make) -> int:
     """Replace every child c of every module in `model` by make(c) unless that is None."""
     count = 0
