@@ -389,6 +389,41 @@ def python_blocks(text: str) -> list[tuple[int, str | None, str]]:
     return out
 
 
+def shown_outputs(text: str) -> dict[int, str]:
+    """{line of a python block: the text block the post shows as its output}: the ```text fence
+    that follows it with nothing but blank lines (or the end of its <details>) in between."""
+    lines, found = text.split("\n"), fences(text)
+    out = {}
+    for f, nxt in zip(found, found[1:]):
+        between = lines[f.end : nxt.line - 1]
+        if f.lang == "python" and nxt.lang == "text" and all(ln.strip() in ("", "</details>") for ln in between):
+            out[f.line] = nxt.body
+    return out
+
+
+BLOCK_MARK = "\x1e block at line "  # printed before each block, to split the reader's stdout
+
+
+def compare_outputs(rel: str, text: str, stdout: str) -> list[str]:
+    """Each block's printed output against the output the post shows under it: hidden chunks run
+    by the weave, but not by a reader, must not be what makes the shown output come true."""
+    parts = re.split(rf"^{re.escape(BLOCK_MARK)}(\d+)\n", stdout, flags=re.M)
+    printed = {int(parts[k]): parts[k + 1] for k in range(1, len(parts), 2)}
+    problems = []
+    for line, shown in shown_outputs(text).items():
+        got = printed.get(line, "").strip("\n").split("\n")
+        want = shown.strip("\n").split("\n")
+        if got != want:
+            k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+            first = got[k] if k < len(got) else "(nothing)"
+            expected = want[k] if k < len(want) else "(nothing)"
+            problems.append(
+                f"{rel}:{line}: a reader running the post's blocks in order prints {first!r}"
+                f" where the post shows {expected!r}"
+            )
+    return problems
+
+
 def check_reader(project: Project, rel: str, text: str) -> list[str]:
     """Run the post's python blocks in order in a fresh interpreter, as a reader would."""
     blocks = python_blocks(text)
@@ -397,6 +432,7 @@ def check_reader(project: Project, rel: str, text: str) -> list[str]:
     script = []
     for line, note, body in blocks:
         script.append(f"# --- block at {rel}:{line}")
+        script.append(f"print({BLOCK_MARK + str(line)!r}, flush=True)")
         script.append("pass  # needs a GPU, skipped" if note else body)
     env = dict(os.environ, PYTHONPATH=str(project.generated), PYTHONHASHSEED="0")
     try:
@@ -422,7 +458,7 @@ def check_reader(project: Project, rel: str, text: str) -> list[str]:
         except subprocess.TimeoutExpired:
             return [f"{rel}: its python blocks did not finish in 900 s"]
     if res.returncode == 0:
-        return []
+        return compare_outputs(rel, text, res.stdout)
     where = rel
     nums = [int(n) for n in re.findall(r'File ".*reader\.py", line (\d+)', res.stderr)]
     if nums:

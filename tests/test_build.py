@@ -504,6 +504,24 @@ def test_check_runs_the_posts_python_blocks_like_a_reader(project):
     assert problems[0].startswith("posts/sample-post.md:")
 
 
+def test_reader_check_compares_each_blocks_output_with_the_post(project):
+    """What a reader prints must be what the post shows, even where a hidden chunk made the weave's
+    output come true (a reader never runs hidden chunks)."""
+    post = project.root / "posts/sample-post.md"
+    text = post.read_text(encoding="utf-8")
+    from buildlib.checks import check_reader
+
+    assert "print(scale(21))\n```\n\n```text\n42\n```" in text
+    assert check_reader(project, "posts/sample-post.md", text) == []
+    wrong = text.replace("```text\n42\n```", "```text\n43\n```", 1)
+    problems = check_reader(project, "posts/sample-post.md", wrong)
+    assert len(problems) == 1 and "prints '42' where the post shows '43'" in problems[0]
+    lines = wrong.split("\n")
+    at = lines.index("print(scale(21))")
+    line = max(i for i in range(at) if lines[i] == "```python") + 1  # the block's opening fence
+    assert problems[0].startswith(f"posts/sample-post.md:{line}:")
+
+
 def test_prose_length_counts_cjk_and_latin_words_not_code():
     text = "## §一 标题\n\n中文四字 and two words\n\n```python\nx = '很多中文字'\n```\n\n## 相关文章\n\n导航"
     assert prose_length(text) == len("一标题") + 4 + 3  # "§" counts as neither; code is left out

@@ -94,7 +94,7 @@ def site(request, tmp_path_factory, chromium):
     try:
         for width in (DESKTOP, PHONE):
             page = chromium.new_page(viewport={"width": width, "height": 900})
-            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.on("requestfailed", lambda r: failed.append((r.url, r.failure)))
             for slug in POSTS:
                 page.goto(url[slug])
                 page.wait_for_function(
@@ -123,7 +123,10 @@ def test_the_tools_are_the_pinned_versions():
 
 def test_nothing_is_fetched_from_a_network(site):
     name, failed, _ = site
-    assert not failed, f"{name}: requests that failed (offline, or missing files): {failed[:5]}"
+    # the browser asks for the site's favicon on its own and nothing waits for it: moving on to the
+    # next page can abort it on a busy machine (a missing file is a 404 response, not a failure)
+    real = [f"{url} ({why})" for url, why in failed if not url.endswith("/favicon.png")]
+    assert not real, f"{name}: requests that failed (offline, or missing files): {real[:5]}"
 
 
 def test_every_post_shows_its_diagrams_math_and_folded_code(site):
