@@ -283,6 +283,21 @@ def in_flight(log=print) -> dict:
     return {"backward_in_flight": backward_in_flight(log), "gradients": gradient_errors(log)}
 
 
+def _gpu_ms_by_name(prof) -> tuple:
+    """GPU time (ms) per kernel, memcpy or memset name in a torch.profiler run, and their (start, duration)
+    spans; annotation rows (user ranges, Optimizer.*, ProfilerStep*) span other work and are left out."""
+    import collections
+
+    by_name, spans = collections.Counter(), []
+    for e in prof.events():
+        if (e.device_type.name != "CUDA" or getattr(e, "is_user_annotation", False)
+                or e.name.startswith(("Optimizer.", "ProfilerStep"))):  # fmt: skip
+            continue
+        by_name[e.name] += (e.time_range.end - e.time_range.start) / 1e3
+        spans.append((e.time_range.start, e.time_range.end - e.time_range.start))
+    return by_name, spans
+
+
 def by_class(log=print) -> dict:
     """GPU kernel time by class (bench_artifacts.kernel_class) of one profiled training step: HF eager,
     torch.compile, compile with sdpa on is_causal, Liger's full patch (FLCE chunk_mem_const 16), at
@@ -309,13 +324,7 @@ def by_class(log=print) -> dict:
                     opt.step()
                     opt.zero_grad(set_to_none=True)
                     bc.sync()
-            by_name, spans = collections.Counter(), []
-            for e in prof.events():
-                if (e.device_type.name != "CUDA" or getattr(e, "is_user_annotation", False)
-                        or e.name.startswith(("Optimizer.", "ProfilerStep"))):  # fmt: skip
-                    continue
-                by_name[e.name] += (e.time_range.end - e.time_range.start) / 1e3
-                spans.append((e.time_range.start, e.time_range.end - e.time_range.start))
+            by_name, spans = _gpu_ms_by_name(prof)
             by_cls = collections.Counter()
             for name, ms in by_name.items():
                 by_cls[kernel_class(name)] += ms
@@ -329,9 +338,7 @@ def by_class(log=print) -> dict:
 
 
 def _sdpa_fwd_bwd(q, k, v, dout, scale, kw):
-    import torch.nn.functional as F
-
-    out = F.scaled_dot_product_attention(q, k, v, scale=scale, **kw)
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale, **kw)
     out.backward(dout)
     return out
 
@@ -341,7 +348,6 @@ def sdpa_mask(log=print) -> dict:
     with the contiguous (batch, 1, seq, seq) bool causal mask that transformers passes under torch.compile
     (k and v already repeated to every head, as its sdpa path does), and with is_causal=True and no mask.
     The attention kernels each form runs are recorded by name with their profiled time."""
-    import collections
     import functools
 
     from qwen3_fusion import train_step as ts
@@ -371,10 +377,8 @@ def sdpa_mask(log=print) -> dict:
             with torch.profiler.profile(activities=[act]) as prof:
                 step()
                 bc.sync()
-            kernels = collections.Counter()
-            for e in prof.events():
-                if e.device_type.name == "CUDA" and kernel_class(e.name) == "attention":
-                    kernels[e.name] += (e.time_range.end - e.time_range.start) / 1e3
+            by_name = _gpu_ms_by_name(prof)[0]
+            kernels = {n: ms for n, ms in by_name.items() if kernel_class(n) == "attention"}
             rows.append({"config": key, "form": form, "batch": b, "heads": h, "seq": s, "head_dim": d,
                          "fwd_bwd_ms": ms, "attention_kernels_ms": dict(kernels)})  # fmt: skip
             log(f"{key} sdpa {form:9s} fwd+bwd {ms:.3f} ms, kernels {sorted(kernels)}")
