@@ -18,7 +18,7 @@ ENV = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
 def probes(tmp_path_factory):
     out = tmp_path_factory.mktemp("probes")
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out),
-           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask"]  # fmt: skip
+           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op"]  # fmt: skip
     run = subprocess.run(cmd, cwd=out, env=ENV, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     from qwen3_fusion.bench_probes import PROBE_FILES
@@ -105,3 +105,17 @@ def test_inductor_flags_are_restored_when_a_probe_fails():
             assert (getattr(config.triton, FLAG), config.emulate_precision_casts) == (not before[0], not before[1])
             raise RuntimeError("boom")
     assert (getattr(config.triton, FLAG), config.emulate_precision_casts) == before
+
+
+def test_step_probes_time_every_row_and_keep_the_triton_op_pair_exact(probes):
+    (hf,) = probes["liger_groups"]["configs"]["smoke"]  # Liger's groups need a GPU: HF's row only
+    assert hf["group"] == "hf" and hf["chunk_mem_const"] is None and hf["step_ms"] > 0
+    assert {"kernels", "busy_ms", "attention_ms"} <= set(hf)  # HF's row is one of the profiled ones
+    rows = probes["step_host"]["rows"]
+    assert [(r["variant"], r["shape"]) for r in rows] == [("hf", "2x16"), ("hf", "1x8"), ("compile", "1x8"), ("compile_ro", "1x8")]
+    assert all(r["step_ms"] > 0 and len(r["host_issue_ms_samples"]) == 5 for r in rows)
+    top = probes["triton_op"]
+    assert top["triton_op_bitwise_equal_package"] is True
+    assert [r["variant"] for r in top["rows"]] == ["compile", "compile_ours"]
+    # the same seeded weights and tokens: both compiled models start from the same loss
+    assert abs(top["rows"][0]["losses_first3"][0] - top["rows"][1]["losses_first3"][0]) < 1e-2

@@ -224,7 +224,7 @@ def main(argv=None) -> int:
     p.add_argument("--sweep", action="store_true", help="only time launch configs of our kernels")
     p.add_argument("--sweep-budget", type=float, default=300, help="seconds for --sweep")
     p.add_argument("--probe", default="", help="comma list of bench_probes to run instead: "
-                   "multistage,unseen,casts,in_flight,by_class,sdpa_mask")  # fmt: skip
+                   "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op")  # fmt: skip
     args = p.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     if unknown := [s for s in only if s not in SECTIONS]:

@@ -15,6 +15,8 @@ by_class    one profiled training step's GPU time by kernel class, per variant (
 sdpa_mask   one layer's sdpa forward + backward at both step configs, with the (batch, 1, seq, seq) bool
             causal mask that transformers builds under torch.compile and with is_causal=True instead,
             and the attention kernels each runs (-> _sdpa_mask)
+liger_groups, step_host, triton_op
+            training-step probes of qwen3_fusion.bench_steps (see its docstring)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -47,7 +49,8 @@ from qwen3_fusion import bench_common as bc
 FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton; on by default from 2.13
 UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
-               "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask"}  # fmt: skip
+               "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask",
+               "liger_groups": "liger_groups", "step_host": "step_host", "triton_op": "triton_op"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -392,8 +395,20 @@ def sdpa_mask(log=print) -> dict:
     return {"rows": rows}
 
 
+def _step_probe(name: str):
+    """A probe of qwen3_fusion.bench_steps, imported when it runs (it needs transformers' model)."""
+
+    def run(log=print) -> dict:
+        from qwen3_fusion import bench_steps
+
+        return getattr(bench_steps, name)(log=log)
+
+    return run
+
+
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "by_class": by_class, "sdpa_mask": sdpa_mask}  # fmt: skip
+          "by_class": by_class, "sdpa_mask": sdpa_mask,
+          **{name: _step_probe(name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
 
 
 def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:
