@@ -38,7 +38,6 @@ __all__ = [
 
 # %% src_literate/post2_triton_rmsnorm.pmd::bench_steps_head
 import statistics
-import time
 
 import torch
 
@@ -91,17 +90,7 @@ def _timed_row(model, batch, cfg: dict, profiled: bool, **tags) -> dict:
     """Warm-up, then the timed steps, the host's issue time and (profiled) one steady profile."""
     ts.run_steps(model, batch, cfg["warmup_steps"])
     timed, losses, opt = ts.run_steps(model, batch, cfg["timed_steps"])
-    host = []
-    for _ in range(ts.HOST_SAMPLES):  # from an idle device until the Python call returns
-        bc.sync()
-        t = time.perf_counter()
-        if getattr(model, "cudagraph_steps", False):
-            torch.compiler.cudagraph_mark_step_begin()
-        model(input_ids=batch, labels=batch).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        host.append((time.perf_counter() - t) * 1e3)
-    bc.sync()
+    host = ts.host_issue_ms(model, batch, opt)
     row = {**tags, "step_ms": statistics.median(timed), "step_ms_all": timed,
            "host_issue_ms": statistics.median(host), "host_issue_ms_samples": host,
            "peak_gb": 0.0 if bc.SMOKE else torch.cuda.max_memory_allocated() / 1e9,

@@ -23,6 +23,7 @@ __all__ = [
     "causal_sdpa",
     "flce_chunks_kept",
     "force_flce_chunk_mem_const",
+    "host_issue_ms",
     "main",
     "make_batch",
     "model_config",
@@ -260,6 +261,23 @@ def qwen3_globals_kept():
                 setattr(modeling_qwen3, name, value)
 
 
+def host_issue_ms(model, batch, opt) -> list:
+    """The host's time (ms) to issue one training step, from an idle device until the Python call
+    returns, HOST_SAMPLES times (take the median: one sample swings with the host's scheduling)."""
+    host = []
+    for _ in range(HOST_SAMPLES):
+        bc.sync()
+        t = time.perf_counter()
+        if getattr(model, "cudagraph_steps", False):
+            torch.compiler.cudagraph_mark_step_begin()
+        model(input_ids=batch, labels=batch).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        host.append((time.perf_counter() - t) * 1e3)
+    bc.sync()
+    return host
+
+
 def train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     """Median step time of one variant (device events between steps), tokens/s, peak memory,
     host time to issue a step, and the first three losses."""
@@ -277,17 +295,7 @@ def _train_step_bench(variant: str, state, batch, cfg: dict) -> dict:
     setup_s = time.perf_counter() - t0  # build + compile + warm-up steps
     timed, more, _ = run_steps(model, batch, cfg["timed_steps"])
     ms = sorted(timed)[len(timed) // 2]
-    # host time to issue one step: from an idle device, until the Python call returns; the median
-    # of HOST_SAMPLES such steps (one sample swings with the host's scheduling)
-    host = []
-    for _ in range(HOST_SAMPLES):
-        bc.sync()
-        t = time.perf_counter()
-        model(input_ids=batch, labels=batch).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        host.append((time.perf_counter() - t) * 1e3)
-    bc.sync()
+    host = host_issue_ms(model, batch, opt)
     host_ms = sorted(host)[len(host) // 2]
     peak = 0.0 if bc.SMOKE else torch.cuda.max_memory_allocated() / 1e9
     losses += more
