@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,15 @@ def test_quiet_tangle_prints_nothing():
 def test_bench_help_shows_the_options_it_passes_on(args):
     res = run(*args, timeout=300)
     assert res.returncode == 0 and "--only" in res.stdout and "--smoke" in res.stdout
+
+
+def test_ncu_target_says_it_needs_a_gpu_in_one_line():
+    """The program Nsight Compute wraps (post 2's DRAM throughput) refuses a machine without CUDA clearly."""
+    run = subprocess.run([sys.executable, "-m", "qwen3_fusion.ncu_target", "--widths", "1024"],
+                         env=dict(os.environ, PYTHONPATH=str(REPO / "generated")), capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    if run.returncode == 0:  # a CUDA machine: it ran both backwards
+        assert "N = 1024: done" in run.stdout
+        return
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == "qwen3_fusion.ncu_target needs a CUDA GPU: Nsight Compute profiles its kernels"

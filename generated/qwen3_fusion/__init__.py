@@ -16,6 +16,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.fusion_groups        <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.inductor_check       <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.launcher             <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.ncu_target           <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patterns             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
@@ -41,6 +42,7 @@ __all__ = [
     "fusion_groups",
     "inductor_check",
     "launcher",
+    "ncu_target",
     "patching",
     "patterns",
     "reading",
