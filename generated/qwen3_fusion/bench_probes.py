@@ -32,6 +32,7 @@ __all__ = [
     "gradient_errors",
     "in_flight",
     "multistage",
+    "profiled_step",
     "run_probe",
     "sdpa_mask",
     "unseen",
@@ -301,17 +302,37 @@ def _gpu_ms_by_name(prof) -> tuple:
     return by_name, spans
 
 
+def profiled_step(model, batch, opt) -> dict:
+    """One training step under torch.profiler, reusing `opt` (warmed: its state already exists, so the
+    step launches no state-initialising kernels): kernels, GPU kernel ms, GPU busy ms (the union of kernel
+    intervals), and ms per kernel class and per kernel name."""
+    import collections
+
+    from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
+
+    act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
+    with torch.profiler.profile(activities=[act]) as prof:
+        if getattr(model, "cudagraph_steps", False):
+            torch.compiler.cudagraph_mark_step_begin()
+        model(input_ids=batch, labels=batch).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        bc.sync()
+    by_name, spans = _gpu_ms_by_name(prof)
+    by_cls = collections.Counter()
+    for name, ms in by_name.items():
+        by_cls[kernel_class(name)] += ms
+    return {"kernels": len(spans), "kernel_ms": sum(by_name.values()), "busy_ms": _union_ms(spans),
+            "by_class_ms": dict(by_cls), "by_name_ms": dict(by_name)}  # fmt: skip
+
+
 def by_class(log=print) -> dict:
     """GPU kernel time by class (bench_artifacts.kernel_class) of one profiled training step: HF eager,
     torch.compile, compile with sdpa on is_causal, Liger's full patch (FLCE chunk_mem_const 16), at
     both bench configs; every kernel's name and time is kept, so another classifier can be applied."""
-    import collections
-
     from qwen3_fusion import train_step as ts
-    from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
 
     plan = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
-    act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
     rows = []
     for key, cfg in plan.items():
         state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
@@ -322,18 +343,9 @@ def by_class(log=print) -> dict:
             with ts.qwen3_globals_kept(), ts.flce_chunks_kept():
                 model = ts.build_variant(variant, state, ts.model_config(cfg))
                 _, _, opt = ts.run_steps(model, batch, 3)
-                with torch.profiler.profile(activities=[act]) as prof:
-                    model(input_ids=batch, labels=batch).loss.backward()
-                    opt.step()
-                    opt.zero_grad(set_to_none=True)
-                    bc.sync()
-            by_name, spans = _gpu_ms_by_name(prof)
-            by_cls = collections.Counter()
-            for name, ms in by_name.items():
-                by_cls[kernel_class(name)] += ms
-            rows.append({"config": key, "variant": variant, "kernels": len(spans), "kernel_ms": sum(by_name.values()),
-                         "busy_ms": _union_ms(spans), "by_class_ms": dict(by_cls), "by_name_ms": dict(by_name)})  # fmt: skip
-            log(f"{key} {variant:18s} {len(spans)} kernels, {rows[-1]['kernel_ms']:.1f} ms")
+                rows.append({"config": key, "variant": variant, **profiled_step(model, batch, opt)})
+            r = rows[-1]
+            log(f"{key} {variant:18s} {r['kernels']} kernels, {r['kernel_ms']:.1f} ms")
             del model, opt
             if not bc.SMOKE:
                 torch.cuda.empty_cache()

@@ -70,20 +70,11 @@ def steady_profile(model, batch, opt) -> dict:
     AdamW's first step also allocates and zeroes it: three more kernels per parameter)."""
     if bc.SMOKE:
         return {"kernels": 0, "kernel_ms": 0.0, "busy_ms": 0.0, "attention_ms": 0.0}
-    from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
-    from qwen3_fusion.bench_probes import _gpu_ms_by_name
+    from qwen3_fusion.bench_probes import profiled_step
 
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        if getattr(model, "cudagraph_steps", False):
-            torch.compiler.cudagraph_mark_step_begin()
-        model(input_ids=batch, labels=batch).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        torch.cuda.synchronize()
-    by_name, spans = _gpu_ms_by_name(prof)
-    attention = sum(ms for name, ms in by_name.items() if kernel_class(name) == "attention")
-    return {"kernels": len(spans), "kernel_ms": sum(by_name.values()), "busy_ms": _union_ms(spans),
-            "attention_ms": attention}  # fmt: skip
+    p = profiled_step(model, batch, opt)
+    return {"kernels": p["kernels"], "kernel_ms": p["kernel_ms"], "busy_ms": p["busy_ms"],
+            "attention_ms": p["by_class_ms"].get("attention", 0.0)}  # fmt: skip
 
 
 def _timed_row(model, batch, cfg: dict, profiled: bool, **tags) -> dict:
