@@ -66,11 +66,11 @@ def test_bench_help_shows_the_options_it_passes_on(args):
 
 def test_ncu_target_says_it_needs_a_gpu_in_one_line():
     """The program Nsight Compute wraps (post 2's DRAM throughput) refuses a machine without CUDA clearly."""
-    run = subprocess.run([sys.executable, "-m", "qwen3_fusion.ncu_target", "--widths", "1024"],
+    res = subprocess.run([sys.executable, "-m", "qwen3_fusion.ncu_target", "--widths", "1024"],
                          env=dict(os.environ, PYTHONPATH=str(REPO / "generated")), capture_output=True, text=True,
                          timeout=120)  # fmt: skip
-    if run.returncode == 0:  # a CUDA machine: it ran both backwards
-        assert "N = 1024: done" in run.stdout
+    if res.returncode == 0:  # a CUDA machine: it ran both backwards
+        assert "N = 1024: done" in res.stdout
         return
-    assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.strip() == "qwen3_fusion.ncu_target needs a CUDA GPU: Nsight Compute profiles its kernels"
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.strip() == "qwen3_fusion.ncu_target needs a CUDA GPU: Nsight Compute profiles its kernels"

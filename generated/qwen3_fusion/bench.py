@@ -208,6 +208,8 @@ def format_report(res: dict) -> str:
 
 def main(argv=None) -> int:
     """Run the sections on the GPU (or --smoke on the CPU) and write the results."""
+    from qwen3_fusion.bench_probes import PROBES, run_probe  # light: torch and bench_common only
+
     p = argparse.ArgumentParser(
         prog="python -m qwen3_fusion.bench", description=__doc__.split("\n\n")[0]
     )
@@ -223,8 +225,9 @@ def main(argv=None) -> int:
     )
     p.add_argument("--sweep", action="store_true", help="only time launch configs of our kernels")
     p.add_argument("--sweep-budget", type=float, default=300, help="seconds for --sweep")
-    p.add_argument("--probe", default="", help="comma list of bench_probes to run instead: "
-                   "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op")  # fmt: skip
+    p.add_argument(
+        "--probe", default="", help=f"comma list of bench_probes to run instead: {','.join(PROBES)}"
+    )
     args = p.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     if unknown := [s for s in only if s not in SECTIONS]:
@@ -245,8 +248,6 @@ def main(argv=None) -> int:
     )
     slug = "smoke" if args.smoke else bc.gpu_slug(meta["gpu"])
     if args.probe:
-        from qwen3_fusion.bench_probes import PROBES, run_probe
-
         probes = [s for s in args.probe.split(",") if s]
         if unknown := [s for s in probes if s not in PROBES]:
             p.error(
