@@ -2,8 +2,8 @@
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
 """Capture one Qwen3 decoder layer's forward + backward on a GPU as a small Chrome trace.
 
-`python -m qwen3_fusion.trace_capture --out DIR` builds a decoder layer with Qwen3-0.6B shapes and
-random weights, profiles one iteration (after warm-up) with torch.profiler and writes
+`python -m qwen3_fusion.trace_capture --out DIR [--batch 4 --seq 2048]` builds a decoder layer
+with Qwen3-0.6B shapes and random weights, profiles one iteration (after warm-up) with torch.profiler and writes
 DIR/layer_trace.json: the kernels, CPU ops, launch calls and ranges of that iteration (a Chrome
 trace Perfetto opens), a `meta` block, and eager vs CUDA-graph timings of the same layer.
 
@@ -173,7 +173,7 @@ def capture(batch: int = 4, seq: int = 2048) -> dict:
         "triton": _version("triton"),
         "transformers": transformers.__version__,
         "date": datetime.date.today().isoformat(),
-        "command": "python -m qwen3_fusion.trace_capture --out DIR",
+        "command": f"python -m qwen3_fusion.trace_capture --out DIR --batch {batch} --seq {seq}",
         "what": f"one Qwen3DecoderLayer (0.6B shapes, sdpa), bf16, batch {batch} x seq {seq}, "
         "forward + backward of mean(y^2), after 3 warm-up iterations",
     }
@@ -201,13 +201,15 @@ def _driver() -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m qwen3_fusion.trace_capture")
     parser.add_argument("--out", required=True, help="folder for layer_trace.json")
+    parser.add_argument("--batch", type=int, default=4, help="sequences per step (default 4)")
+    parser.add_argument("--seq", type=int, default=2048, help="tokens per sequence (default 2048)")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("trace_capture needs a CUDA GPU", file=sys.stderr)
         return 2
     out = Path(args.out) / "layer_trace.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    trace = capture()
+    trace = capture(args.batch, args.seq)
     text = json.dumps(trace, separators=(",", ":"))
     if len(text) > 1_000_000:  # a small file to commit: keep only the outermost CPU ops
         trace["traceEvents"] = outer_cpu_ops_only(trace["traceEvents"])
