@@ -28,6 +28,7 @@ __all__ = [
     "UNSEEN_WIDTHS",
     "backward_in_flight",
     "by_class",
+    "bytes_in_flight_per_sm",
     "casts",
     "gradient_errors",
     "in_flight",
@@ -201,6 +202,16 @@ def _liger_bwd_ms(impl, x, w, dy) -> float:
     )
 
 
+def bytes_in_flight_per_sm(
+    per_sm: int, block_m: int, stages: int, n: int, elem_bytes: int = 2
+) -> int:
+    """The most x and dy bytes a backward config has loading per SM: programs x rows per step x
+    row blocks in flight x 2 tensors x row bytes. Triton's pipeliner gives a tl.range loop of
+    num_stages S a ring of S - 1 shared-memory buffers and waits for a block's copies before it
+    uses them, so S - 1 blocks are in flight: one at S = 2, as without pipelining (S = 1)."""
+    return per_sm * block_m * max(1, stages - 1) * 2 * n * elem_bytes
+
+
 def backward_in_flight(log=print) -> list:
     """Our backward in Liger's shape of work (one program per SM, one row per step, no pipelining,
     Liger's warps), then one knob stepped up at a time; Liger's own backward beside it."""
@@ -233,7 +244,7 @@ def backward_in_flight(log=print) -> list:
             ms, _ = time_with_config("bwd", cfg, x, w, dy, rstd)
             out.append({"rows": rows, "n": n, "impl": "ours", "label": label, "BLOCK_M": m, "PER_SM": per_sm,
                         "num_stages": stages, "num_warps": warps, "ms": ms, "vs_copy": ms / copy,
-                        "bytes_in_flight_per_sm": per_sm * m * stages * n * 2 * 2, "copy_ms": copy})  # fmt: skip
+                        "bytes_in_flight_per_sm": bytes_in_flight_per_sm(per_sm, m, stages, n), "copy_ms": copy})  # fmt: skip
             log(f"bwd {rows}x{n} {label:45s} {ms * 1e3:7.1f} us  {ms / copy:4.2f}x copy")
         for impl in () if bc.SMOKE else ("liger", "liger_inplace"):
             ms = _liger_bwd_ms(impl, x, w, dy)
