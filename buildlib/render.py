@@ -225,6 +225,7 @@ def gpu_run_lines(results: dict, read: set) -> list[dict]:
     """The GPU runs whose files this post's code reads (the freeze's inputs), one line per setup:
     {gpu, torch, triton, transformers, date}, date the first and last day the files name."""
     runs: dict[tuple, list[str]] = {}
+    files: dict[tuple, int] = {}
     for name, r in sorted(results.items()):
         meta = r.get("meta") if isinstance(r, dict) else None
         if f"{name}.json" not in read or not isinstance(meta, dict) or not meta.get("gpu"):
@@ -235,7 +236,10 @@ def gpu_run_lines(results: dict, read: set) -> list[dict]:
         # a merged file's date is a range ("2026-12-03 to 2026-12-04"): keep every day it names
         days = re.findall(r"\d{4}-\d{2}-\d{2}", str(meta.get("date", ""))) or ["?"]
         runs.setdefault(key, []).extend(days)
-    return [{**dict(k), "date": " 至 ".join(sorted({min(d), max(d)}))} for k, d in runs.items()]
+        files[key] = files.get(key, 0) + 1
+    # the setup most files come from first: the template names the others as side runs
+    order = sorted(runs, key=lambda k: -files[k])
+    return [{**dict(k), "date": " 至 ".join(sorted({min(runs[k]), max(runs[k])})), "files": files[k]} for k in order]
 
 
 def post_values(

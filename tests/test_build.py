@@ -602,3 +602,5 @@ def test_gpu_run_line_spans_a_merged_files_date_range():
     lines = gpu_run_lines(results, {"one.json", "merged.json", "cost_model.json"})
     by_gpu = {ln["gpu"]: ln["date"] for ln in lines}
     assert by_gpu == {"NVIDIA H200": "2026-12-03 至 2026-12-05", "NVIDIA H100": "2026-12-04"}
+    # the setup most files come from is named first; the others are side runs with their file count
+    assert [(ln["gpu"], ln["files"]) for ln in lines] == [("NVIDIA H200", 2), ("NVIDIA H100", 1)]
