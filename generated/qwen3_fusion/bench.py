@@ -66,7 +66,7 @@ def run_section(name: str, res: dict, out_dir: str, slug: str, log) -> None:
         impls = ["ours", "hf_eager", "f_rms_norm"] if bc.SMOKE else norms.HOST_IMPLS
         res["host"] = norms.host_table(impls, log=log)
     elif name == "train":
-        configs = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
+        configs = ts.bench_configs()
         variants = ["hf", "ours_fwd", "ours_fwd_bwd"] if bc.SMOKE else ts.TRAIN_VARIANTS
         res["configs"] = configs
         res["train_steps"] = {k: ts.train_table(variants, c, log=log) for k, c in configs.items()}

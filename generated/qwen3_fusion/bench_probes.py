@@ -319,15 +319,12 @@ def profiled_step(model, batch, opt) -> dict:
     intervals), and ms per kernel class and per kernel name."""
     import collections
 
+    from qwen3_fusion import train_step as ts
     from qwen3_fusion.bench_artifacts import _union_ms, kernel_class
 
     act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
     with torch.profiler.profile(activities=[act]) as prof:
-        if getattr(model, "cudagraph_steps", False):
-            torch.compiler.cudagraph_mark_step_begin()
-        model(input_ids=batch, labels=batch).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        ts.train_one_step(model, batch, opt)
         bc.sync()
     by_name, spans = _gpu_ms_by_name(prof)
     by_cls = collections.Counter()
@@ -343,7 +340,7 @@ def by_class(log=print) -> dict:
     both bench configs; every kernel's name and time is kept, so another classifier can be applied."""
     from qwen3_fusion import train_step as ts
 
-    plan = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
+    plan = ts.bench_configs()
     rows = []
     for key, cfg in plan.items():
         state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
@@ -379,7 +376,7 @@ def sdpa_mask(log=print) -> dict:
     from qwen3_fusion import train_step as ts
     from qwen3_fusion.bench_artifacts import kernel_class
 
-    plan = {"smoke": ts.SMOKE_CONFIG} if bc.SMOKE else ts.TRAIN_CONFIGS
+    plan = ts.bench_configs()
     act = torch.profiler.ProfilerActivity.CPU if bc.SMOKE else torch.profiler.ProfilerActivity.CUDA
     rows = []
     for key, cfg in plan.items():

@@ -17,8 +17,6 @@ triton_op     our RMSNorm registered with torch.library.triton_op (Inductor sees
               three alternating rounds  (-> <gpu>_triton_op.json)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
-
-Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
 
 __all__ = [
@@ -28,7 +26,6 @@ __all__ = [
     "liger_groups",
     "liger_model",
     "steady_profile",
-    "step_configs",
     "step_host",
     "triton_op",
     "triton_op_model",
@@ -55,13 +52,6 @@ LIGER_GROUPS = {
 GROUP_PLAN = (("hf", None), ("flce_only", 1), ("flce_only", 4), ("flce_only", 16), ("no_flce", None),
               ("full", 16))  # fmt: skip
 PROFILED = {("hf", None), ("flce_only", 16), ("full", 16)}
-
-
-def step_configs() -> dict:
-    """The two training configs of the step tables (a tiny one under --smoke)."""
-    if bc.SMOKE:
-        return {"smoke": ts.SMOKE_CONFIG}
-    return {"qwen3_0.6b_8l": ts.TRAIN_CONFIG, "qwen3_1.7b_6l": ts.TRAIN_CONFIG_1P7B}
 
 
 def steady_profile(model, batch, opt) -> dict:
@@ -115,7 +105,7 @@ def liger_model(group: str, const, state, cfg: dict):
 def liger_groups(log=print) -> dict:
     """See the module docstring; under --smoke only HF's row (Liger's kernels need a GPU)."""
     configs = {}
-    for key, cfg in step_configs().items():
+    for key, cfg in ts.bench_configs().items():
         state, batch = ts.reference_state(cfg), ts.make_batch(cfg)
         rows = []
         for group, const in GROUP_PLAN[:1] if bc.SMOKE else GROUP_PLAN:

@@ -6,8 +6,6 @@ our RMSNorm and Liger's (in_place=False), bf16, 16384 rows, N = 1024 and 4096.
     ncu --clock-control none -k 'regex:rms_norm_backward_kernel|rmsnorm_bwd_kernel' \
         --section SpeedOfLight --section MemoryWorkloadAnalysis python -m qwen3_fusion.ncu_target
 
-Tangled from src_literate/post2_triton_rmsnorm.pmd (§五); every block below is marked with its chunk.
-
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
 

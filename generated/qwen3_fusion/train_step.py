@@ -19,6 +19,7 @@ __all__ = [
     "TRAIN_CONFIGS",
     "TRAIN_CONFIG_1P7B",
     "TRAIN_VARIANTS",
+    "bench_configs",
     "build_variant",
     "causal_sdpa",
     "flce_chunks_kept",
@@ -30,6 +31,7 @@ __all__ = [
     "qwen3_globals_kept",
     "reference_state",
     "run_steps",
+    "train_one_step",
     "train_step_bench",
     "train_table",
 ]
@@ -201,9 +203,25 @@ def flce_chunks_kept():
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::train_step_make_batch
+def bench_configs() -> dict:
+    """The training configs the step benches run: both of TRAIN_CONFIGS, or the tiny one under --smoke."""
+    return {"smoke": SMOKE_CONFIG} if bc.SMOKE else TRAIN_CONFIGS
+
+
 def make_batch(cfg: dict):
     g = torch.Generator(device=bc.DEVICE).manual_seed(cfg["seed"])
     return torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device=bc.DEVICE, generator=g)
+
+
+def train_one_step(model, batch, opt):
+    """Forward, backward, optimizer step and zero_grad, never waiting on the device -> the loss."""
+    if getattr(model, "cudagraph_steps", False):
+        torch.compiler.cudagraph_mark_step_begin()  # CUDA-graph trees reuse the last step's outputs
+    loss = model(input_ids=batch, labels=batch).loss
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss
 
 
 def run_steps(model, batch, steps: int, nvtx: bool = False):
@@ -216,12 +234,7 @@ def run_steps(model, batch, steps: int, nvtx: bool = False):
         if nvtx:
             torch.cuda.nvtx.range_push(f"step {i}")
         marks.append(_mark())
-        if graphs:
-            torch.compiler.cudagraph_mark_step_begin()  # CUDA-graph trees reuse the last step's outputs
-        loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        loss = train_one_step(model, batch, opt)
         losses.append(loss.detach().clone() if graphs else loss.detach())
         if nvtx:
             torch.cuda.nvtx.range_pop()
@@ -268,11 +281,7 @@ def host_issue_ms(model, batch, opt) -> list:
     for _ in range(HOST_SAMPLES):
         bc.sync()
         t = time.perf_counter()
-        if getattr(model, "cudagraph_steps", False):
-            torch.compiler.cudagraph_mark_step_begin()
-        model(input_ids=batch, labels=batch).loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        train_one_step(model, batch, opt)
         host.append((time.perf_counter() - t) * 1e3)
     bc.sync()
     return host
