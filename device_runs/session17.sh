@@ -7,6 +7,7 @@
 #   triton_op  our norm as a torch.library.triton_op pair under whole-model compile
 #   train      the training-step section of the bench, merged into a copy of the committed h200.json
 #   steps      the step_host and liger_groups probes
+#   inflight   the backward in-flight probe (bytes in flight counted with S - 1 pipeline stages) and gradient errors
 #   trace128   post 1's decoder-layer trace at 1 x 128 (the launch-bound case) beside the 4 x 2048 one
 #   blocks     both posts' blocks in order (post 2's pip-install and long-benchmark blocks skipped)
 # Usage (device, carry [".whl"]): bash device_runs/session17.sh STEP [STEP ...]
@@ -25,6 +26,7 @@ for step in "$@"; do
       done ;;
     sdpa) python3 -m qwen3_fusion.bench --out "$W" --probe sdpa_mask >> "$OUT/log.txt" 2>&1 ;;
     triton_op) python3 -m qwen3_fusion.bench --out "$W" --probe triton_op >> "$OUT/log.txt" 2>&1 ;;
+    inflight) python3 -m qwen3_fusion.bench --out "$W" --probe in_flight >> "$OUT/log.txt" 2>&1 ;;
     train) python3 -m qwen3_fusion.bench --out "$W" --only train >> "$OUT/log.txt" 2>&1 ;;
     steps) python3 -m qwen3_fusion.bench --out "$W" --probe step_host,liger_groups >> "$OUT/log.txt" 2>&1 ;;
     trace128) python3 -m qwen3_fusion.trace_capture --out "$W/t128" --batch 1 --seq 128 >> "$OUT/log.txt" 2>&1 ;;
