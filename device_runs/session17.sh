@@ -32,7 +32,7 @@ for step in "$@"; do
     trace128) python3 -m qwen3_fusion.trace_capture --out "$W/t128" --batch 1 --seq 128 >> "$OUT/log.txt" 2>&1 ;;
     blocks)
       mkdir -p /tmp/reader_p1 /tmp/reader_p2
-      (cd /tmp/reader_p2 && SKIP_BLOCKS=219,1013 timeout 280 python3 "$OLDPWD/device_runs/run_post_blocks.py" \
+      (cd /tmp/reader_p2 && SKIP_BLOCKS=221,1053 timeout 280 python3 "$OLDPWD/device_runs/run_post_blocks.py" \
         "$OLDPWD/device_runs/post_blocks/triton-rmsnorm-kernel.json") > "$W/blocks_triton-rmsnorm-kernel.txt" 2>&1
       echo "post 2 blocks rc=$?" >> "$OUT/log.txt"; pack
       (cd /tmp/reader_p1 && timeout 280 python3 "$OLDPWD/device_runs/run_post_blocks.py" \
