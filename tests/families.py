@@ -89,10 +89,95 @@ FAMILIES = {
     # has ALiBi and a fused query_key_value, Mamba a selective scan unrolled into a long op chain
     "bloom": ({"n_head": 4, "n_layer": 2}, "LayerNorm", False, {"tanh"}, False),
     "mamba": ({}, "MambaRMSNorm", False, {"silu"}, False),
+    # added in session 18: newer dense, MoE and hybrid families (GeGLU, GPT-OSS's clamped GLU, ReLU²,
+    # LayerNorm1P, complex-number RoPE in Llama 4, Mamba/attention hybrids, fused qkv_proj)
+    "gemma3_text": ({"head_dim": 16}, "Gemma3RMSNorm", True, {"gelu"}, True),
+    "phi": ({}, "LayerNorm", True, {"tanh"}, True),
+    "gpt_neox": ({}, "LayerNorm", True, {"gelu"}, False),
+    "falcon": ({}, "LayerNorm", True, {"gelu"}, False),
+    "stablelm": ({}, "LayerNorm", True, {"silu"}, True),
+    "qwen2_moe": (
+        {
+            "num_experts": 4,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32,
+            "shared_expert_intermediate_size": 32,
+        },
+        "Qwen2MoeRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
+    "gpt_oss": (
+        {"head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2},
+        "GptOssRMSNorm",
+        True,
+        {"sigmoid"},
+        True,
+    ),
+    "exaone4": ({}, "Exaone4RMSNorm", True, {"silu"}, True),
+    "glm4_moe": (
+        {
+            "head_dim": 16,
+            "n_routed_experts": 4,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32,
+            "first_k_dense_replace": 1,
+        },
+        "Glm4MoeRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
+    "helium": ({"head_dim": 16}, "HeliumRMSNorm", True, {"silu"}, True),
+    "ernie4_5": ({}, "Ernie4_5RMSNorm", True, {"silu"}, True),
+    "hunyuan_v1_dense": ({"head_dim": 16}, "HunYuanDenseV1RMSNorm", True, {"silu"}, True),
+    "seed_oss": ({"head_dim": 16}, "SeedOssRMSNorm", True, {"silu"}, True),
+    "arcee": ({}, "ArceeRMSNorm", True, {"relu"}, True),
+    "nemotron": ({}, "NemotronLayerNorm1P", True, {"relu"}, True),
+    "gptj": (
+        {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8},
+        "LayerNorm",
+        True,
+        {"gelu", "tanh"},
+        True,
+    ),
+    "codegen": (
+        {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8},
+        "LayerNorm",
+        True,
+        {"gelu", "tanh"},
+        False,
+    ),
+    "opt": ({"ffn_dim": 128, "word_embed_proj_dim": 64}, "LayerNorm", False, {"relu"}, True),
+    "llama4_text": (
+        {"head_dim": 16, "num_local_experts": 2, "intermediate_size_mlp": 128},
+        "Llama4TextRMSNorm",
+        True,
+        {"silu"},
+        True,
+    ),
+    "lfm2": ({}, "Lfm2RMSNorm", True, {"silu"}, True),
+    "bitnet": ({}, "BitNetRMSNorm", True, {"relu"}, True),
+    "falcon_h1": ({}, "FalconH1RMSNorm", True, {"silu"}, True),
+    "jamba": (  # one attention and one expert layer among the two
+        {
+            "attn_layer_offset": 1,
+            "attn_layer_period": 2,
+            "expert_layer_offset": 1,
+            "expert_layer_period": 2,
+        },
+        "JambaRMSNorm",
+        False,
+        {"silu"},
+        True,
+    ),
+    "olmoe": ({"num_experts": 4, "num_experts_per_tok": 2}, "OlmoeRMSNorm", True, {"silu"}, True),
+    "phimoe": ({"num_local_experts": 4}, "LayerNorm", True, {"silu"}, True),
 }
 
 
-EAGER_ONLY = {"gemma2", "bloom", "mamba"}  # transformers 5.24 refuses sdpa for these
+EAGER_ONLY = {"gemma2", "bloom", "mamba", "gpt_oss"}  # transformers 5.24 refuses sdpa for these
 
 
 def build_family(model_type: str, attn: str = "sdpa"):
