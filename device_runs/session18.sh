@@ -6,7 +6,7 @@
 set -u
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 if [ $# -gt 0 ]; then steps="$*"
-elif [[ "$gpu" == *H200* ]]; then steps="steps triton_op inflight scans trace128"
+elif [[ "$gpu" == *H200* ]]; then steps="inflight scans steps triton_op trace128"
 else steps="blocks inflight"; fi
 echo "gpu: $gpu; steps: $steps"
 bash device_runs/session17.sh $steps
