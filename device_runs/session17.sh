@@ -20,9 +20,11 @@ for step in "$@"; do
   case "$step" in
     scans)
       for b in cuda cpu; do
-        timeout 200 qwen3-fusion-scan --config qwen3-0.6b --layers 2 --seq 2048 --batch 4 \
-          --device meta --train --inductor $b --json > "$W/scan_inductor_$b.json" 2>> "$OUT/log.txt"
+        cmd="qwen3-fusion-scan --config qwen3-0.6b --layers 2 --seq 2048 --batch 4 --device meta --train --inductor $b --json"
+        timeout 200 $cmd > "$W/scan_inductor_$b.json" 2>> "$OUT/log.txt"
         echo "scan $b rc=$?" >> "$OUT/log.txt"
+        # the environment (GPU, versions, date) into the file's meta, as every results file carries it
+        python3 device_runs/scan_meta.py "$W/scan_inductor_$b.json" "$cmd" >> "$OUT/log.txt" 2>&1
       done ;;
     sdpa) python3 -m qwen3_fusion.bench --out "$W" --probe sdpa_mask >> "$OUT/log.txt" 2>&1 ;;
     triton_op) python3 -m qwen3_fusion.bench --out "$W" --probe triton_op >> "$OUT/log.txt" 2>&1 ;;
