@@ -15,6 +15,8 @@ SMALL = dict(
     num_key_value_heads=2,
     max_position_embeddings=128,
 )
+# GPT-J and CodeGen (written after it) name their sizes the GPT-2 way, with a partial rotary dim
+GPTJ_SMALL = {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8}
 # model_type -> (extra config, norm class, rotary?, activation ops, q/k/v as separate Linears?)
 FAMILIES = {
     "llama": ({}, "LlamaRMSNorm", True, {"silu"}, True),
@@ -135,20 +137,8 @@ FAMILIES = {
     "seed_oss": ({"head_dim": 16}, "SeedOssRMSNorm", True, {"silu"}, True),
     "arcee": ({}, "ArceeRMSNorm", True, {"relu"}, True),
     "nemotron": ({}, "NemotronLayerNorm1P", True, {"relu"}, True),
-    "gptj": (
-        {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8},
-        "LayerNorm",
-        True,
-        {"gelu", "tanh"},
-        True,
-    ),
-    "codegen": (
-        {"n_embd": 64, "n_layer": 2, "n_head": 4, "rotary_dim": 8},
-        "LayerNorm",
-        True,
-        {"gelu", "tanh"},
-        False,
-    ),
+    "gptj": (GPTJ_SMALL, "LayerNorm", True, {"gelu", "tanh"}, True),
+    "codegen": (GPTJ_SMALL, "LayerNorm", True, {"gelu", "tanh"}, False),
     "opt": ({"ffn_dim": 128, "word_embed_proj_dim": 64}, "LayerNorm", False, {"relu"}, True),
     "llama4_text": (
         {"head_dim": 16, "num_local_experts": 2, "intermediate_size_mlp": 128},
