@@ -662,3 +662,13 @@ def test_indexed_reads_count_the_picked_elements_not_the_whole_tensor():
     assert _read_bytes(bwd, bwd.args[1]) == 0  # handed for its shape
     assert _read_bytes(bwd, bwd.args[0]) == tensor_bytes(bwd.args[0].meta["val"])
     assert _read_bytes(emb, emb.args[0]) == 64 * 32 * 4  # 64 rows of the 5000
+
+
+def test_inductor_column_judges_forward_and_backward_apart():
+    """torch.compile compiles a training step as two graphs: a chain spanning both passes is at
+    best one kernel each way, and the column calls that fused (it said partly when it counted the
+    two kernels together)."""
+    train = scan(_tiny(train=True), IDS, {"labels": IDS}, backward=True, inductor=True)
+    both = [c for c in train if c.label.endswith("(fwd+bwd)") and c.patterns == ("RMSNorm",)]
+    assert both, [c.label for c in train]
+    assert all(c.inductor == "fused" for c in both), [(c.label, c.inductor) for c in both]

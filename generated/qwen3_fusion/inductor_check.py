@@ -15,7 +15,8 @@ CUDA device; nothing runs on it). The two backends' fusion decisions for memory-
 agree in the cases tested (RMSNorm, RoPE, SwiGLU, residual add + norm); GEMM epilogues differ:
 Inductor fuses them only into its own GEMM templates (GPU, max-autotune), so on the CPU
 backend a "gemm epilogue" reads "partly" at best. A training step's graph (forward and backward in
-one) is compiled as one graph; torch.compile itself would partition it in two.
+one) is compiled as one graph; torch.compile itself would partition it in two, so
+inductor_column judges each pass's ops apart (a kernel that mixes passes counts for both).
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§四); every block below is marked with its chunk.
 """
@@ -198,9 +199,16 @@ def fusion_status(kernels: list, nodes, gemms) -> tuple:
     return ("fused" if used == 1 else "not" if used == len(found) else "partly"), used
 
 
-def inductor_column(cands: list, kernels: list, gemm_names) -> None:
+def inductor_column(cands: list, kernels: list, gemm_names, backward_nodes=frozenset()) -> None:
     """Set each candidate's `inductor`: fused when every occurrence is one kernel, not when
-    every op of every occurrence runs alone, else partly."""
+    every op of every occurrence runs alone, else partly.
+
+    In a training step's graph each pass is judged apart (`backward_nodes`: the names of the
+    backward's nodes): torch.compile compiles the forward and the backward as two graphs, so a
+    chain spanning both is at best one kernel each way, and that counts as fused."""
     for c in cands:
-        states = {fusion_status(kernels, i.nodes, gemm_names)[0] for i in c.instances}
+        states = set()
+        for i in c.instances:
+            passes = ([n for n in i.nodes if (n in backward_nodes) == bwd] for bwd in (False, True))
+            states |= {fusion_status(kernels, nodes, gemm_names)[0] for nodes in passes if nodes}
         c.inductor = states.pop() if len(states) == 1 else "partly" if states - {""} else ""

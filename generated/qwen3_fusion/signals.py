@@ -186,7 +186,9 @@ def scan(
     if inductor:
         gemms = {n.name for n in g.nodes if g.kind[n] == "gemm"}
         try:
-            inductor_column(cands, compiled_kernels(gm, flat, inductor_backend), gemms)
+            backward_nodes = {n.name for n in g.nodes if n.meta.get("backward")}
+            kernels = compiled_kernels(gm, flat, inductor_backend)
+            inductor_column(cands, kernels, gemms, backward_nodes)
         except Exception as e:  # noqa: BLE001 - any compile failure is one line in the column
             raise ExportError(f"Inductor could not compile the scanned graph: {e}") from None
     return _rank(cands, cost["gbps"], cost["launch_us"])
