@@ -95,6 +95,8 @@ def check_results(project: Project) -> list[str]:
     folder = project.root / "src_literate" / "results"
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         rel = path.relative_to(project.root).as_posix()
+        if path.name == "README.md":
+            continue  # the folder's index, not a result
         if path.suffix == ".json":
             meta = parsed[path.stem].get("meta") if isinstance(parsed[path.stem], dict) else None
             named = set(meta) if isinstance(meta, dict) else set()
