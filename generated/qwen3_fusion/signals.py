@@ -185,8 +185,8 @@ def scan(
         cands = [c for c in cands if not _in_attention_softmax(c)]
     if inductor:
         gemms = {n.name for n in g.nodes if g.kind[n] == "gemm"}
+        backward_nodes = {n.name for n in g.nodes if n.meta.get("backward")}
         try:
-            backward_nodes = {n.name for n in g.nodes if n.meta.get("backward")}
             kernels = compiled_kernels(gm, flat, inductor_backend)
             inductor_column(cands, kernels, gemms, backward_nodes)
         except Exception as e:  # noqa: BLE001 - any compile failure is one line in the column
