@@ -18,7 +18,7 @@ ENV = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
 def probes(tmp_path_factory):
     out = tmp_path_factory.mktemp("probes")
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out),
-           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op"]  # fmt: skip
+           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op,bwd_split"]  # fmt: skip
     run = subprocess.run(cmd, cwd=out, env=ENV, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     from qwen3_fusion.bench_probes import PROBE_FILES
@@ -31,6 +31,15 @@ def test_each_probe_file_names_its_command_and_stack(probes):
         meta = res["meta"]
         assert meta["command"] == f"python -m qwen3_fusion.bench --probe {name} --smoke"
         assert {"gpu", "date", "torch", "triton", "transformers"} <= set(meta)
+
+
+def test_bwd_split_profiles_each_impl_at_each_bf16_shape(probes):
+    res = probes["bwd_split"]
+    assert res["calls"] >= 10
+    rows = res["rows"]
+    assert {(r["rows"], r["n"], r["impl"]) for r in rows} == {(64, 128, "ours"), (64, 128, "torch_compile")}
+    for r in rows:  # on the CPU no CUDA kernel is recorded: the split is empty, the total its sum
+        assert r["dtype"] == "bfloat16" and r["total_us"] == sum(r["us_per_call"].values())
 
 
 def test_emulate_precision_casts_makes_compile_match_hf_bitwise(probes):

@@ -9,6 +9,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.bench_common         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_norms          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_probes         <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_split          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_steps          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_sweep          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.candidates           <- src_literate/post1_qwen3_fusion_reading.pmd
@@ -35,6 +36,7 @@ __all__ = [
     "bench_common",
     "bench_norms",
     "bench_probes",
+    "bench_split",
     "bench_steps",
     "bench_sweep",
     "candidates",

@@ -17,6 +17,7 @@ sdpa_mask   one layer's sdpa forward + backward at both step configs, with the (
             and the attention kernels each runs (-> _sdpa_mask)
 liger_groups, step_host, triton_op
             training-step probes of qwen3_fusion.bench_steps (see its docstring)
+bwd_split   each backward's GPU time per kernel at the bench's bf16 shapes (qwen3_fusion.bench_split)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -52,7 +53,8 @@ FLAG = "mix_order_reduction_allow_multi_stages"  # torch._inductor.config.triton
 UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
                "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask",
-               "liger_groups": "liger_groups", "step_host": "step_host", "triton_op": "triton_op"}  # fmt: skip
+               "liger_groups": "liger_groups", "step_host": "step_host", "triton_op": "triton_op",
+               "bwd_split": "backward_split"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -434,8 +436,14 @@ def _step_probe(name: str):
     return run
 
 
+def _bwd_split(log=print) -> dict:
+    from qwen3_fusion.bench_split import bwd_split
+
+    return bwd_split(log=log)
+
+
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "by_class": by_class, "sdpa_mask": sdpa_mask,
+          "by_class": by_class, "sdpa_mask": sdpa_mask, "bwd_split": _bwd_split,
           **{name: _step_probe(name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
 
 
