@@ -3,8 +3,11 @@
 """A plain program for Nsight Compute to wrap (2.7's and 5.7's DRAM throughput): one backward each of
 our RMSNorm and Liger's (in_place=False), bf16, 16384 rows, N = 1024 and 4096.
 
-    ncu --clock-control none -k 'regex:rms_norm_backward_kernel|rmsnorm_bwd_kernel' \
-        --section SpeedOfLight --section MemoryWorkloadAnalysis python -m qwen3_fusion.ncu_target
+    ncu --clock-control none -k 'regex:rms_norm_backward_kernel|rmsnorm_bwd_kernel' --section SpeedOfLight \
+        --section WarpStateStats --section MemoryWorkloadAnalysis python -m qwen3_fusion.ncu_target
+
+The committed results (h200_ncu_rmsnorm_bwd.txt) came from device_runs/session10_ncu.py, the same two
+calls before they moved into the package.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """

@@ -145,7 +145,7 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
 # Launch configs by row width N: a row serves every N up to its bound. They were picked from an
 # H200 sweep at N = 128, 256, 384, 896, 1024, 2048, 2560, 4096, 5120; the 512, 3072 and 6144 rows
-# come from N = 384, 2560 and 5120, and the 8192 and MAX_HIDDEN rows were never swept or run.
+# come from N = 384, 2560 and 5120; the 8192 row was never swept (it ran in the unseen-widths probe), MAX_HIDDEN never on a GPU.
 # forward: (largest N, rows per program, warps)
 FWD_TABLE = ((128, 16, 4), (256, 8, 4), (512, 8, 4), (1024, 4, 8), (2048, 1, 4), (3072, 2, 4),
              (4096, 1, 8), (6144, 1, 4), (8192, 2, 8), (MAX_HIDDEN, 1, 16))  # fmt: skip
