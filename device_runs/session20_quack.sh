@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Twentieth session: Quack 0.6.4 (standalone, CuTe DSL 4.6.2) and Liger's CuTe DSL backend timed beside ours.
-# The CuTe DSL's CUDA 13 library wheel (88 MB) is over one call's carry limit: an earlier call on the same warm
-# machine carried its first half in .qwa/, this call carries the second half and the small wheels in .qwb/.
+# The CuTe DSL's CUDA 13 library wheel (88 MB) is over one call's carry limit. Tried 2026-12-05 19:44: a call
+# carrying the first half in .qwa/, then this one carrying the second half in .qwb/ on the same warm machine. It
+# FAILED: a path not named in a call's carry is gone in the next call, so .qwa/ was missing and nothing imported
+# (the probe then timed only ours and the installed peers; that output was discarded). The wheel's contents as
+# tar.xz are 58 MiB, and with the small wheels still over 64 MiB: next time trim or find another route.
 # Usage (device, carry [".whl", ".qwb"], after a call that carried ".qwa"): bash device_runs/session20_quack.sh
 set -u
 source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
