@@ -20,6 +20,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.ncu_target           <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patching             <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.patterns             <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.qk_norm_rope         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.scan_cli             <- src_literate/post1_qwen3_fusion_reading.pmd
@@ -47,6 +48,7 @@ __all__ = [
     "ncu_target",
     "patching",
     "patterns",
+    "qk_norm_rope",
     "reading",
     "rmsnorm",
     "scan_cli",

@@ -1,0 +1,102 @@
+"""Tests of qwen3_fusion.qk_norm_rope: q_norm / k_norm + RoPE fused, against Qwen3's own modules.
+
+Runs in Triton's interpreter on a CPU (tests/conftest.py); bf16 is left out there because the
+interpreter truncates instead of rounding, so fp16 carries the bitwise comparison with HF.
+"""
+
+import pytest
+import torch
+from qwen3_fusion.qk_norm_rope import BLOCK_M, qk_norm_rope
+from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm, apply_rotary_pos_emb
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+EPS = 1e-6
+
+
+def rotary(b: int, s: int, d: int, dtype, seed: int):
+    """cos, sin of shape (b, s, d) as Qwen3RotaryEmbedding builds them (two equal halves)."""
+    g = torch.Generator().manual_seed(seed)
+    ang = torch.randn(b, s, d // 2, generator=g) * 3
+    emb = torch.cat([ang, ang], dim=-1)
+    return emb.cos().to(DEVICE, dtype), emb.sin().to(DEVICE, dtype)
+
+
+def hf_reference(x, weight, cos, sin):
+    """Qwen3Attention's path for q: q_norm on (b, s, h, d), transpose, apply_rotary_pos_emb."""
+    norm = Qwen3RMSNorm(x.shape[-1], eps=EPS).to(DEVICE, x.dtype)
+    with torch.no_grad():
+        norm.weight.copy_(weight)
+    q = norm(x).transpose(1, 2)
+    out, _ = apply_rotary_pos_emb(q, q, cos, sin)
+    return out.transpose(1, 2)
+
+
+def float64_reference(x, weight, cos, sin):
+    """The same math in float64 with no intermediate rounding: the gradient reference."""
+    h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS)
+    n = (weight * h).transpose(1, 2)
+    out, _ = apply_rotary_pos_emb(n, n, cos, sin)
+    return out.transpose(1, 2)
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 3, 16), (1, 7, 5, 128)])  # rows not a multiple of BLOCK_M
+def test_fp16_forward_is_bitwise_hf(shape):
+    b, s, h, d = shape
+    assert (b * s * h) % BLOCK_M
+    g = torch.Generator().manual_seed(sum(shape))
+    x = (torch.randn(shape, generator=g) * 2).to(DEVICE, torch.float16)
+    w = (torch.rand(d, generator=g) + 0.5).to(DEVICE, torch.float16)
+    cos, sin = rotary(b, s, d, torch.float16, seed=d)
+    y = qk_norm_rope(x, w, cos, sin, EPS)
+    assert y.shape == x.shape and torch.isfinite(y).all()
+    assert torch.equal(y, hf_reference(x, w, cos, sin))
+
+
+def test_fp32_forward_and_gradients_match_float64():
+    b, s, h, d = 2, 6, 3, 32
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(b, s, h, d, generator=g).to(DEVICE).requires_grad_()
+    w = (torch.rand(d, generator=g) + 0.5).to(DEVICE).requires_grad_()
+    cos, sin = rotary(b, s, d, torch.float32, seed=3)
+    dy = torch.randn(b, s, h, d, generator=g).to(DEVICE)
+    y = qk_norm_rope(x, w, cos, sin, EPS)
+    y.backward(dy)
+    x64, w64 = (t.detach().double().requires_grad_() for t in (x, w))
+    y64 = float64_reference(x64, w64, cos.double(), sin.double())
+    y64.backward(dy.double())
+    assert (y.double() - y64).abs().max() < 1e-5 * y64.abs().max()
+    assert (x.grad.double() - x64.grad).abs().max() < 1e-5 * x64.grad.abs().max()
+    assert (w.grad.double() - w64.grad).abs().max() < 1e-5 * w64.grad.abs().max()
+
+
+def test_dw_is_reproducible_and_dy_only_read():
+    b, s, h, d = 1, 9, 4, 16
+    x = torch.randn(b, s, h, d, device=DEVICE).requires_grad_()
+    w = (torch.rand(d, device=DEVICE) + 0.5).requires_grad_()
+    cos, sin = rotary(b, s, d, torch.float32, seed=1)
+    dy = torch.randn(b, s, h, d, device=DEVICE)
+    before = dy.clone()
+    grads = []
+    for _ in range(2):
+        x.grad = w.grad = None
+        qk_norm_rope(x, w, cos, sin, EPS).backward(dy)
+        grads.append(w.grad.clone())
+    assert torch.equal(*grads) and torch.equal(dy, before)
+
+
+def test_bad_inputs_name_the_tensor_shape_and_dtype():
+    x = torch.randn(1, 2, 3, 12, device=DEVICE)  # head_dim 12: not a power of 2
+    w = torch.ones(12, device=DEVICE)
+    cos, sin = rotary(1, 2, 12, torch.float32, seed=0)
+    with pytest.raises(ValueError, match=r"head_dim must be a power of 2, got x \(1, 2, 3, 12\)"):
+        qk_norm_rope(x, w, cos, sin)
+    x, w = torch.randn(1, 2, 3, 16, device=DEVICE), torch.ones(16, device=DEVICE)
+    cos, sin = rotary(1, 3, 16, torch.float32, seed=0)  # seq 3 against x's 2
+    with pytest.raises(
+        ValueError, match=r"cos must be \(1, 2, 16\) torch.float32, got \(1, 3, 16\)"
+    ):
+        qk_norm_rope(x, w, cos, sin)
+    with pytest.raises(
+        ValueError, match=r"weight must be \(16,\) torch.float32, got \(16,\) torch.float16"
+    ):
+        qk_norm_rope(x, w.half(), *rotary(1, 2, 16, torch.float32, seed=0))
