@@ -9,6 +9,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.bench_common         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_norms          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_probes         <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_qk_rope        <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_split          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_steps          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_sweep          <- src_literate/post2_triton_rmsnorm.pmd
@@ -37,6 +38,7 @@ __all__ = [
     "bench_common",
     "bench_norms",
     "bench_probes",
+    "bench_qk_rope",
     "bench_split",
     "bench_steps",
     "bench_sweep",

@@ -18,6 +18,7 @@ sdpa_mask   one layer's sdpa forward + backward at both step configs, with the (
 liger_groups, step_host, triton_op
             training-step probes of qwen3_fusion.bench_steps (see its docstring)
 bwd_split   each backward's GPU time per kernel at the bench's bf16 shapes (qwen3_fusion.bench_split)
+qk_rope     q/k norm + RoPE: HF eager, torch.compile and the fused kernels (qwen3_fusion.bench_qk_rope)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -54,7 +55,7 @@ UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
                "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask",
                "liger_groups": "liger_groups", "step_host": "step_host", "triton_op": "triton_op",
-               "bwd_split": "backward_split"}  # fmt: skip
+               "bwd_split": "backward_split", "qk_rope": "qk_norm_rope"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -442,8 +443,14 @@ def _bwd_split(log=print) -> dict:
     return bwd_split(log=log)
 
 
+def _qk_rope(log=print) -> dict:
+    from qwen3_fusion.bench_qk_rope import qk_rope
+
+    return qk_rope(log=log)
+
+
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "by_class": by_class, "sdpa_mask": sdpa_mask, "bwd_split": _bwd_split,
+          "by_class": by_class, "sdpa_mask": sdpa_mask, "bwd_split": _bwd_split, "qk_rope": _qk_rope,
           **{name: _step_probe(name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
 
 
