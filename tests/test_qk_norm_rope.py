@@ -100,3 +100,29 @@ def test_bad_inputs_name_the_tensor_shape_and_dtype():
         ValueError, match=r"weight must be \(16,\) torch.float32, got \(16,\) torch.float16"
     ):
         qk_norm_rope(x, w.half(), *rotary(1, 2, 16, torch.float32, seed=0))
+
+
+def test_patched_qwen3_trains_like_hf():
+    import copy
+
+    from qwen3_fusion.patching import patch_qwen3_qk_norm_rope
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    torch.manual_seed(0)
+    config = Qwen3Config(vocab_size=96, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=16)  # fmt: skip
+    ref = Qwen3ForCausalLM(config).to(DEVICE)
+    model = copy.deepcopy(ref)
+    assert patch_qwen3_qk_norm_rope(model) == 2
+    ids = torch.randint(0, 96, (2, 12), device=DEVICE)
+    losses = [m(input_ids=ids, labels=ids, use_cache=False).loss for m in (ref, model)]
+    for loss in losses:
+        loss.backward()
+    assert abs(losses[0].item() - losses[1].item()) < 1e-6
+    grads = [
+        (p.grad - q.grad).abs().max().item()
+        for p, q in zip(model.parameters(), ref.parameters(), strict=True)
+    ]
+    assert max(grads) < 1e-6 and model.model.layers[0].self_attn.q_norm.weight.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="KV cache is not supported"):
+        model(input_ids=ids, use_cache=True)

@@ -1,11 +1,12 @@
 # GENERATED FILE - DO NOT EDIT.
 # Tangled from src_literate/post2_triton_rmsnorm.pmd by `python build.py tangle`; edit the source instead.
-"""qwen3_fusion.patching: patch_qwen3_rmsnorm, replace_children, unpatch_qwen3_rmsnorm.
+"""qwen3_fusion.patching: patch_qwen3_qk_norm_rope, patch_qwen3_rmsnorm, replace_children, unpatch_qwen3_rmsnorm.
 
-Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
+Tangled from src_literate/post2_triton_rmsnorm.pmd (§六, §七); every block below is marked with its chunk.
 """
 
 __all__ = [
+    "patch_qwen3_qk_norm_rope",
     "patch_qwen3_rmsnorm",
     "replace_children",
     "unpatch_qwen3_rmsnorm",
@@ -57,3 +58,52 @@ def patch_qwen3_rmsnorm(model: nn.Module, backward: str = "triton") -> int:
 def unpatch_qwen3_rmsnorm(model: nn.Module) -> int:
     """Put back the Qwen3RMSNorm objects that patch_qwen3_rmsnorm replaced; -> how many."""
     return replace_children(model, lambda child: getattr(child, "_qwen3_original", None))
+
+
+# %% src_literate/post2_triton_rmsnorm.pmd::patch_qk_norm_rope
+def _fused_attention_forward(
+    self, hidden_states, position_embeddings, attention_mask, *args, **kwargs
+):
+    """Qwen3Attention.forward with q_norm, k_norm and RoPE fused; training only (no KV cache)."""
+    from transformers.models.qwen3 import modeling_qwen3 as mq
+
+    from qwen3_fusion.qk_norm_rope import qk_norm_rope
+
+    if args or kwargs.get("cache") is not None or kwargs.get("past_key_values") is not None:
+        raise ValueError(
+            "patch_qwen3_qk_norm_rope: training forward only; a KV cache is not supported"
+        )
+    kwargs.pop("cache", None)
+    kwargs.pop("past_key_values", None)
+    input_shape = hidden_states.shape[:-1]
+    hidden_shape = (*input_shape, -1, self.head_dim)
+    cos, sin = position_embeddings
+    q = qk_norm_rope(self.q_proj(hidden_states).view(hidden_shape), self.q_norm.weight, cos, sin,
+                     self.q_norm.variance_epsilon).transpose(1, 2)  # fmt: skip
+    k = qk_norm_rope(self.k_proj(hidden_states).view(hidden_shape), self.k_norm.weight, cos, sin,
+                     self.k_norm.variance_epsilon).transpose(1, 2)  # fmt: skip
+    v = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
+    attention = mq.ALL_ATTENTION_FUNCTIONS.get_interface(
+        self.config._attn_implementation, mq.eager_attention_forward
+    )
+    out, weights = attention(self, q, k, v, attention_mask, dropout=0.0 if not self.training else self.attention_dropout,
+                             scaling=self.scaling, sliding_window=self.sliding_window, **kwargs)  # fmt: skip
+    return self.o_proj(out.reshape(*input_shape, -1).contiguous()), weights
+
+
+def patch_qwen3_qk_norm_rope(model: nn.Module) -> int:
+    """Instance patch: each Qwen3Attention's q_norm, k_norm and RoPE run as qwen3_fusion.qk_norm_rope.
+
+    The attention's forward is replaced on the instance (training path, no KV cache); the q_norm and
+    k_norm modules and their weights stay where they were. Returns the number of layers patched.
+    """
+    import types
+
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3Attention
+
+    count = 0
+    for module in model.modules():
+        if isinstance(module, Qwen3Attention):
+            module.forward = types.MethodType(_fused_attention_forward, module)
+            count += 1
+    return count

@@ -135,8 +135,9 @@ def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.
             f"qk_norm_rope: weight must be ({d},) {x.dtype}, got {tuple(weight.shape)} {weight.dtype}"
         )
     want = (x.shape[0], x.shape[1], d)
+    shared = (1, x.shape[1], d)  # one batch row of positions, broadcast as HF does
     for name, t in (("cos", cos), ("sin", sin)):
-        if tuple(t.shape) != want or t.dtype != x.dtype:
+        if tuple(t.shape) not in (want, shared) or t.dtype != x.dtype:
             raise ValueError(
                 f"qk_norm_rope: {name} must be {want} {x.dtype}, got {tuple(t.shape)} {t.dtype}"
             )
@@ -154,8 +155,8 @@ class QKNormRoPEFunction(torch.autograd.Function):
         b, s, h, d = x.shape
         x2, c2, s2 = (
             x.contiguous().view(-1, d),
-            cos.contiguous().view(-1, d),
-            sin.contiguous().view(-1, d),
+            cos.expand(b, s, d).contiguous().view(-1, d),
+            sin.expand(b, s, d).contiguous().view(-1, d),
         )
         y = torch.empty_like(x2)
         rstd = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)
@@ -184,6 +185,6 @@ def qk_norm_rope(x, weight, cos, sin, eps: float = 1e-6):
     """Qwen3's q_norm (or k_norm) then apply_rotary_pos_emb for one tensor, fused: (b, s, h, D) -> same.
 
     The caller transposes to (b, h, s, D) afterwards, as Qwen3Attention does; cos and sin are the
-    rotary embedding's (b, s, D) outputs, which need no gradient.
+    rotary embedding's (b or 1, s, D) outputs, which need no gradient.
     """
     return QKNormRoPEFunction.apply(x, weight, cos, sin, eps)
