@@ -124,5 +124,6 @@ def test_patched_qwen3_trains_like_hf():
         for p, q in zip(model.parameters(), ref.parameters(), strict=True)
     ]
     assert max(grads) < 1e-6 and model.model.layers[0].self_attn.q_norm.weight.grad.abs().sum() > 0
+    model(input_ids=ids)  # training: the cache HF builds by default is left alone
     with pytest.raises(ValueError, match="KV cache is not supported"):
-        model(input_ids=ids, use_cache=True)
+        model.eval()(input_ids=ids, use_cache=True)

@@ -64,17 +64,18 @@ def unpatch_qwen3_rmsnorm(model: nn.Module) -> int:
 def _fused_attention_forward(
     self, hidden_states, position_embeddings, attention_mask, *args, **kwargs
 ):
-    """Qwen3Attention.forward with q_norm, k_norm and RoPE fused; training only (no KV cache)."""
+    """Qwen3Attention.forward with q_norm, k_norm and RoPE fused, for training: a KV cache that a
+    training forward is handed (HF builds one unless use_cache=False) is left untouched; in eval
+    mode a cache is refused, since generation would need it filled."""
     from transformers.models.qwen3 import modeling_qwen3 as mq
 
     from qwen3_fusion.qk_norm_rope import qk_norm_rope
 
-    if args or kwargs.get("cache") is not None or kwargs.get("past_key_values") is not None:
+    caches = [kwargs.pop(k, None) for k in ("cache", "past_key_values")]
+    if args or (not self.training and any(c is not None for c in caches)):
         raise ValueError(
             "patch_qwen3_qk_norm_rope: training forward only; a KV cache is not supported"
         )
-    kwargs.pop("cache", None)
-    kwargs.pop("past_key_values", None)
     input_shape = hidden_states.shape[:-1]
     hidden_shape = (*input_shape, -1, self.head_dim)
     cos, sin = position_embeddings

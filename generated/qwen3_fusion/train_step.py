@@ -64,7 +64,8 @@ TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "l
                   "compile_ours", "compile_causal", "flce", "compile_causal_flce"]  # fmt: skip
 # two more Liger setups for the command line (not in the bench's run): RoPE + RMSNorm + SwiGLU without
 # FLCE, and Liger's full patch with FLCE at the coarser chunk_mem_const below
-CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse", "compile_ro"]
+CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse", "compile_ro",
+                "qk_rope", "compile_causal_qk_rope"]  # fmt: skip
 # Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.6)
 FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
@@ -118,7 +119,9 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     decoder compiled in place with `causal_sdpa`, the loss left to FLCE); liger_no_flce (Liger's
     RoPE, RMSNorm and SwiGLU, HF's loss); liger_full_coarse (liger_full with FLCE's chunk_mem_const);
     compile_ro (torch.compile with mode="reduce-overhead": the compiled forward and backward replayed
-    as CUDA graphs, the optimizer eager; command line only).
+    as CUDA graphs, the optimizer eager; command line only); qk_rope / compile_causal_qk_rope (q_norm,
+    k_norm and RoPE as qwen3_fusion.qk_norm_rope's fused kernels, eager / compiled with causal_sdpa;
+    command line only, not yet timed on a GPU).
     The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
     `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
@@ -143,6 +146,10 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
         from qwen3_fusion.patching import patch_qwen3_rmsnorm
 
         patch_qwen3_rmsnorm(model, backward="torch" if variant == "ours_fwd" else "triton")
+    if variant in ("qk_rope", "compile_causal_qk_rope"):  # not yet timed on a GPU
+        from qwen3_fusion.patching import patch_qwen3_qk_norm_rope
+
+        patch_qwen3_qk_norm_rope(model)
     if variant in ("liger_full", "liger_no_flce", "liger_full_coarse"):
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
