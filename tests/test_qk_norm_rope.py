@@ -127,3 +127,29 @@ def test_patched_qwen3_trains_like_hf():
     model(input_ids=ids)  # training: the cache HF builds by default is left alone
     with pytest.raises(ValueError, match="KV cache is not supported"):
         model.eval()(input_ids=ids, use_cache=True)
+
+
+def test_custom_ops_pass_opcheck_and_compile_whole():
+    from qwen3_fusion.qk_norm_rope import qk_norm_rope_bwd_op, qk_norm_rope_fwd_op
+
+    b, s, h, d = 1, 8, 2, 16
+    x = torch.randn(b, s, h, d, device=DEVICE, requires_grad=True)
+    w = (torch.rand(d, device=DEVICE) + 0.5).requires_grad_()
+    cos, sin = rotary(1, s, d, torch.float32, seed=2)  # one shared batch row, as HF passes it
+    checks = [torch.library.opcheck(qk_norm_rope_fwd_op, (x, w, cos, sin, EPS))]
+    y, rstd = qk_norm_rope_fwd_op(x, w, cos, sin, EPS)
+    dy = torch.randn_like(y)
+    checks.append(
+        torch.library.opcheck(
+            qk_norm_rope_bwd_op, (dy, x.detach(), w.detach(), cos, sin, rstd.detach())
+        )
+    )
+    assert {v for c in checks for v in c.values()} == {"SUCCESS"}
+    torch._dynamo.reset()
+    compiled = torch.compile(
+        lambda a, c: qk_norm_rope(a, c, cos, sin, EPS), backend="aot_eager", fullgraph=True
+    )
+    xc = x.detach().clone().requires_grad_()
+    compiled(xc, w).backward(dy)
+    qk_norm_rope(x, w, cos, sin, EPS).backward(dy)
+    assert torch.equal(xc.grad, x.grad)

@@ -13,8 +13,9 @@ Tangled from src_literate/post2_triton_rmsnorm.pmd (§七); every block below is
 
 __all__ = [
     "BLOCK_M",
-    "QKNormRoPEFunction",
     "qk_norm_rope",
+    "qk_norm_rope_bwd_op",
+    "qk_norm_rope_fwd_op",
 ]
 
 
@@ -146,45 +147,78 @@ def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.
 BLOCK_M = 16  # heads per program
 
 
-class QKNormRoPEFunction(torch.autograd.Function):
-    """y = RoPE(RMSNorm_head(x) * w): x (batch, seq, heads, D), w (D,), cos, sin (batch, seq, D)."""
+def _rows(t: torch.Tensor, b: int, s: int, d: int) -> torch.Tensor:
+    """(b or 1, s, [h,] d) -> contiguous (rows, d); cos and sin with one shared batch row are expanded."""
+    return (t.expand(b, s, d) if t.dim() == 3 else t).contiguous().view(-1, d)
 
-    @staticmethod
-    def forward(ctx, x, weight, cos, sin, eps):
-        _check(x, weight, cos, sin)
-        b, s, h, d = x.shape
-        x2, c2, s2 = (
-            x.contiguous().view(-1, d),
-            cos.expand(b, s, d).contiguous().view(-1, d),
-            sin.expand(b, s, d).contiguous().view(-1, d),
-        )
-        y = torch.empty_like(x2)
-        rstd = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)
-        grid = (triton.cdiv(x2.shape[0], BLOCK_M),)
-        _qk_norm_rope_fwd_kernel[grid](x2, weight.contiguous(), c2, s2, y, rstd, x2.shape[0], h, eps,
-                                       HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
-        ctx.save_for_backward(x2, weight, c2, s2, rstd)
-        ctx.heads = h
-        return y.view(b, s, h, d)
 
-    @staticmethod
-    def backward(ctx, dy):
-        x2, weight, c2, s2, rstd = ctx.saved_tensors
-        d = x2.shape[1]
-        dy2 = dy.contiguous().view(-1, d)
-        dx = torch.empty_like(x2)
-        programs = triton.cdiv(x2.shape[0], BLOCK_M)
-        partial = torch.empty(programs, d, dtype=torch.float32, device=x2.device)
-        _qk_norm_rope_bwd_kernel[(programs,)](dy2, x2, weight.contiguous(), c2, s2, rstd, dx, partial,
-                                              x2.shape[0], ctx.heads, HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
-        dw = partial.sum(0).to(weight.dtype)  # a fixed order: dW is reproducible
-        return dx.view(dy.shape), dw, None, None, None
+@torch.library.custom_op("qwen3_fusion::qk_norm_rope_fwd", mutates_args=())
+def qk_norm_rope_fwd_op(
+    x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Forward as one op torch.compile sees only through its fake: -> y (like x), rstd (rows,) fp32."""
+    _check(x, weight, cos, sin)
+    b, s, h, d = x.shape
+    x2 = _rows(x, b, s, d)
+    y = torch.empty_like(x2)
+    rstd = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)
+    grid = (triton.cdiv(x2.shape[0], BLOCK_M),)
+    _qk_norm_rope_fwd_kernel[grid](x2, weight.contiguous(), _rows(cos, b, s, d), _rows(sin, b, s, d), y, rstd,
+                                   x2.shape[0], h, eps, HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
+    return y.view(x.shape), rstd
+
+
+@qk_norm_rope_fwd_op.register_fake
+def _(x, weight, cos, sin, eps):
+    _check(x, weight, cos, sin)
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
+    return y, x.new_empty(x.numel() // x.shape[-1], dtype=torch.float32)
+
+
+@torch.library.custom_op("qwen3_fusion::qk_norm_rope_bwd", mutates_args=())
+def qk_norm_rope_bwd_op(
+    dy: torch.Tensor,
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    rstd: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Backward as one op: -> dx (like x), dw (like weight); dW summed in a fixed order."""
+    b, s, h, d = x.shape
+    x2 = _rows(x, b, s, d)
+    dx = torch.empty_like(x2)
+    programs = triton.cdiv(x2.shape[0], BLOCK_M)
+    partial = torch.empty(programs, d, dtype=torch.float32, device=x.device)
+    _qk_norm_rope_bwd_kernel[(programs,)](_rows(dy, b, s, d), x2, weight.contiguous(), _rows(cos, b, s, d),
+                                          _rows(sin, b, s, d), rstd, dx, partial, x2.shape[0], h,
+                                          HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
+    return dx.view(x.shape), partial.sum(0).to(weight.dtype)
+
+
+@qk_norm_rope_bwd_op.register_fake
+def _(dy, x, weight, cos, sin, rstd):
+    return torch.empty_like(x, memory_format=torch.contiguous_format), torch.empty_like(weight)
+
+
+def _save(ctx, inputs, output):
+    x, weight, cos, sin, _eps = inputs
+    ctx.mark_non_differentiable(output[1])  # rstd: saved for the backward, no gradient of its own
+    ctx.save_for_backward(x, weight, cos, sin, output[1])
+
+
+def _grads(ctx, dy, _drstd):  # cos, sin (position embeddings) and eps get no gradient
+    return *qk_norm_rope_bwd_op(dy, *ctx.saved_tensors), None, None, None
+
+
+qk_norm_rope_fwd_op.register_autograd(_grads, setup_context=_save)
 
 
 def qk_norm_rope(x, weight, cos, sin, eps: float = 1e-6):
     """Qwen3's q_norm (or k_norm) then apply_rotary_pos_emb for one tensor, fused: (b, s, h, D) -> same.
 
     The caller transposes to (b, h, s, D) afterwards, as Qwen3Attention does; cos and sin are the
-    rotary embedding's (b or 1, s, D) outputs, which need no gradient.
+    rotary embedding's (b or 1, s, D) outputs, which need no gradient. A pair of custom ops, so
+    torch.compile keeps it whole instead of breaking the graph.
     """
-    return QKNormRoPEFunction.apply(x, weight, cos, sin, eps)
+    return qk_norm_rope_fwd_op(x, weight, cos, sin, eps)[0]
