@@ -426,32 +426,21 @@ def sdpa_mask(log=print) -> dict:
     return {"rows": rows}
 
 
-def _step_probe(name: str):
-    """A probe of qwen3_fusion.bench_steps, imported when it runs (it needs transformers' model)."""
+def _lazy_probe(module: str, name: str):
+    """A probe in another qwen3_fusion module, imported only when it runs (some need transformers)."""
 
     def run(log=print) -> dict:
-        from qwen3_fusion import bench_steps
+        import importlib
 
-        return getattr(bench_steps, name)(log=log)
+        return getattr(importlib.import_module(f"qwen3_fusion.{module}"), name)(log=log)
 
     return run
 
 
-def _bwd_split(log=print) -> dict:
-    from qwen3_fusion.bench_split import bwd_split
-
-    return bwd_split(log=log)
-
-
-def _qk_rope(log=print) -> dict:
-    from qwen3_fusion.bench_qk_rope import qk_rope
-
-    return qk_rope(log=log)
-
-
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
-          "by_class": by_class, "sdpa_mask": sdpa_mask, "bwd_split": _bwd_split, "qk_rope": _qk_rope,
-          **{name: _step_probe(name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
+          "by_class": by_class, "sdpa_mask": sdpa_mask,
+          "bwd_split": _lazy_probe("bench_split", "bwd_split"), "qk_rope": _lazy_probe("bench_qk_rope", "qk_rope"),
+          **{name: _lazy_probe("bench_steps", name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
 
 
 def run_probe(name: str, meta: dict, out_dir: str, slug: str, log=print) -> str:

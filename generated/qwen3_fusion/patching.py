@@ -79,10 +79,13 @@ def _fused_attention_forward(
     input_shape = hidden_states.shape[:-1]
     hidden_shape = (*input_shape, -1, self.head_dim)
     cos, sin = position_embeddings
-    q = qk_norm_rope(self.q_proj(hidden_states).view(hidden_shape), self.q_norm.weight, cos, sin,
-                     self.q_norm.variance_epsilon).transpose(1, 2)  # fmt: skip
-    k = qk_norm_rope(self.k_proj(hidden_states).view(hidden_shape), self.k_norm.weight, cos, sin,
-                     self.k_norm.variance_epsilon).transpose(1, 2)  # fmt: skip
+
+    # q_proj, q_norm and RoPE (or k's), as (batch, heads, seq, head_dim)
+    def normed_rotated(proj, norm):
+        x = proj(hidden_states).view(hidden_shape)
+        return qk_norm_rope(x, norm.weight, cos, sin, norm.variance_epsilon).transpose(1, 2)
+
+    q, k = normed_rotated(self.q_proj, self.q_norm), normed_rotated(self.k_proj, self.k_norm)
     v = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
     attention = mq.ALL_ATTENTION_FUNCTIONS.get_interface(
         self.config._attn_implementation, mq.eager_attention_forward

@@ -46,29 +46,24 @@ def _qk_norm_rope_fwd_kernel(
     r64 = rows.to(tl.int64)[:, None]
     t64 = (rows // heads).to(tl.int64)[:, None]  # the token whose cos, sin this head uses
     dt = x_ptr.dtype.element_ty
-    x1 = tl.load(x_ptr + r64 * (2 * HALF) + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(x_ptr + r64 * (2 * HALF) + HALF + cols[None, :], mask=mask, other=0.0).to(
-        tl.float32
-    )
+    base, tb = r64 * (2 * HALF), t64 * (2 * HALF)
+    x1 = tl.load(x_ptr + base + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(x_ptr + base + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
     # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again
     n1 = (w1[None, :] * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
     n2 = (w2[None, :] * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
-    c1 = tl.load(cos_ptr + t64 * (2 * HALF) + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    c2 = tl.load(cos_ptr + t64 * (2 * HALF) + HALF + cols[None, :], mask=mask, other=0.0).to(
-        tl.float32
-    )
-    s1 = tl.load(sin_ptr + t64 * (2 * HALF) + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    s2 = tl.load(sin_ptr + t64 * (2 * HALF) + HALF + cols[None, :], mask=mask, other=0.0).to(
-        tl.float32
-    )
+    c1 = tl.load(cos_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    c2 = tl.load(cos_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    s1 = tl.load(sin_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    s2 = tl.load(sin_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
     # apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, each product and the sum rounded
     y1 = (n1 * c1).to(dt).to(tl.float32) + (-n2 * s1).to(dt).to(tl.float32)
     y2 = (n2 * c2).to(dt).to(tl.float32) + (n1 * s2).to(dt).to(tl.float32)
-    tl.store(y_ptr + r64 * (2 * HALF) + cols[None, :], y1.to(dt), mask=mask)
-    tl.store(y_ptr + r64 * (2 * HALF) + HALF + cols[None, :], y2.to(dt), mask=mask)
+    tl.store(y_ptr + base + cols[None, :], y1.to(dt), mask=mask)
+    tl.store(y_ptr + base + HALF + cols[None, :], y2.to(dt), mask=mask)
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
