@@ -18,7 +18,8 @@ for step in ${*:-qk_rope steps}; do
       for cfg in qwen3_0.6b_8l qwen3_1.7b_6l; do
         for v in hf qk_rope compile_causal compile_causal_qk_rope; do
           timeout 240 python3 -m qwen3_fusion.train_step --config "$cfg" --variant "$v" > "$W/step_${cfg}_${v}.txt" 2>&1
-          echo "$cfg $v rc=$?" >> "$OUT/log.txt"
+          echo "$cfg $v rc=$? $(date -u +%T)" >> "$OUT/log.txt"
+          tar -cf "$OUT/results.tar" -C "$W" .
         done
       done ;;
     *) echo "unknown step $step" >> "$OUT/log.txt" ;;

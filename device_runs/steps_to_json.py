@@ -1,0 +1,24 @@
+"""Collect `python -m qwen3_fusion.train_step` outputs (one file per config and variant) into one results file.
+
+Usage: python device_runs/steps_to_json.py RUN_DIR OUT.json "command that produced them"
+RUN_DIR holds versions.txt (torch triton transformers gpu, one line) and step_<config>_<variant>.txt files.
+"""
+import json, pathlib, re, sys
+
+run, dest, command = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
+torch_v, triton_v, tf_v, *gpu = (run / "versions.txt").read_text().split()
+line = re.compile(r"^(\S+) (\d+)x(\d+) (\S+): median step ([\d.]+) ms over (\d+) steps after warm-up; "
+                  r"peak memory ([\d.]+) GB; first loss ([\d.]+)$", re.M)
+rows = []
+for f in sorted(run.glob("step_*.txt")):
+    m = line.search(f.read_text())
+    if not m:
+        sys.exit(f"{f}: no step line")
+    cfg, bsz, seq, variant, ms, n, mem, loss = m.groups()
+    rows.append({"config": cfg, "batch": int(bsz), "seq": int(seq), "variant": variant, "median_step_ms": float(ms),
+                 "steps_timed": int(n), "peak_memory_gb": float(mem), "first_loss": float(loss)})
+date = re.search(r"(\d{4}-\d{2}-\d{2})", run.name).group(1)
+meta = {"gpu": " ".join(gpu), "torch": torch_v, "triton": triton_v, "transformers": tf_v, "date": date,
+        "command": command}
+dest.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
+print(f"{dest}: {len(rows)} rows")
