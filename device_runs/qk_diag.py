@@ -66,43 +66,51 @@ for dtype in (torch.bfloat16, torch.float16):
 out["bitwise"] = bit
 dump()
 
-# 2. backward variants
+# 2. forward with FMA contraction on (Triton's default) vs off (the package), and the op timings
 x, w, cos, sin = inputs(torch.bfloat16)
+n_ref, y_ref = hf(x, w, cos, sin)
+rows = b * s * h
+cs, sn, cs_b, cs_s = q._cos_sin(cos, sin)
+for fusion in (True, False):
+    yk = torch.empty_like(x)
+    rk = torch.empty(rows, device=dev)
+    q._qk_norm_rope_fwd_kernel[(triton.cdiv(rows, q.BLOCK_M),)](
+        x, w, cs, sn, yk, rk, *x.stride()[:3], cs_b, cs_s, rows, s, h, 1e-6,
+        HALF=d // 2, BLOCK_M=q.BLOCK_M, enable_fp_fusion=fusion)
+    out.setdefault("bitwise_fp_fusion", {})[str(fusion)] = float((yk.transpose(1, 2) == y_ref).float().mean())
+print("fp fusion:", out["bitwise_fp_fusion"], flush=True)
 with torch.no_grad():
     y, rstd = q.qk_norm_rope_fwd_op(x, w, cos, sin, 1e-6)
-dy_t = torch.randn(b, h, s, d, device=dev, dtype=x.dtype).transpose(1, 2)  # as the probe passes it
+dy_t = torch.randn(b, h, s, d, device=dev, dtype=x.dtype).transpose(1, 2)  # as SDPA hands it back
 dy_c = dy_t.contiguous()
 times = {}
 times["bwd_op_transposed_dy"] = do_bench_cudagraph(lambda: q.qk_norm_rope_bwd_op(dy_t, x, w, cos, sin, rstd))
 times["bwd_op_contiguous_dy"] = do_bench_cudagraph(lambda: q.qk_norm_rope_bwd_op(dy_c, x, w, cos, sin, rstd))
 times["fwd_op"] = do_bench_cudagraph(lambda: q.qk_norm_rope_fwd_op(x, w, cos, sin, 1e-6))
 times["copy_dy"] = do_bench_cudagraph(lambda: dy_t.contiguous())
-rows = b * s * h
-x2, dy2 = x.view(-1, d), dy_c.view(-1, d)
-cos2 = cos.reshape(-1, d).contiguous()
-sin2 = sin.reshape(-1, d).contiguous()
-dx = torch.empty_like(x2)
-y2 = torch.empty_like(x2)
-r2 = torch.empty(rows, device=dev)
-sweep = []
-for bm in (1, 2, 4, 8, 16, 32, 64):
-    for nw in (1, 2, 4, 8):
-        progs = triton.cdiv(rows, bm)
-        part = torch.empty(progs, d, device=dev)
-        try:
-            tb = do_bench_cudagraph(lambda: q._qk_norm_rope_bwd_kernel[(progs,)](
-                dy2, x2, w, cos2, sin2, rstd, dx, part, rows, h, HALF=d // 2, BLOCK_M=bm, num_warps=nw))
-            ts_ = do_bench_cudagraph(lambda: part.sum(0))
-            tf = do_bench_cudagraph(lambda: q._qk_norm_rope_fwd_kernel[(progs,)](
-                x2, w, cos2, sin2, y2, r2, rows, h, 1e-6, HALF=d // 2, BLOCK_M=bm, num_warps=nw))
-        except Exception as e:  # noqa: BLE001
-            tb = ts_ = tf = None
-            print("fail", bm, nw, e, flush=True)
-        sweep.append({"block_m": bm, "num_warps": nw, "bwd_kernel_ms": tb, "partial_sum_ms": ts_, "fwd_kernel_ms": tf})
-        print(sweep[-1], flush=True)
 out["times"] = times
-out["sweep"] = sweep
 print(times, flush=True)
+sweep = []
+for bm in (4, 8, 16, 32):
+    for nw in (2, 4, 8):
+        for per_sm in (2, 4, 8, 16):
+            q.BWD_BLOCK_M, q.BWD_WARPS, q.BWD_PER_SM = bm, nw, per_sm
+            try:
+                tb = do_bench_cudagraph(lambda: q.qk_norm_rope_bwd_op(dy_t, x, w, cos, sin, rstd))
+            except Exception as e:  # noqa: BLE001
+                tb = None
+                print("fail", bm, nw, per_sm, e, flush=True)
+            sweep.append({"block_m": bm, "num_warps": nw, "per_sm": per_sm, "bwd_op_ms": tb})
+q.BWD_BLOCK_M, q.BWD_WARPS, q.BWD_PER_SM = 16, 4, 4
+sweep.sort(key=lambda r: r["bwd_op_ms"] or 1e9)
+print("best bwd:", sweep[:5], flush=True)
+fsweep = []
+for bm in (2, 4, 8, 16, 32, 64):
+    q.BLOCK_M = bm
+    fsweep.append({"block_m": bm, "fwd_op_ms": do_bench_cudagraph(lambda: q.qk_norm_rope_fwd_op(x, w, cos, sin, 1e-6))})
+q.BLOCK_M = 16
+print("fwd:", fsweep, flush=True)
+out["bwd_sweep"], out["fwd_sweep"] = sweep, fsweep
 dump()
 
 # 3. compiled step at 0.6B

@@ -84,6 +84,26 @@ def test_dw_is_reproducible_and_dy_only_read():
     assert torch.equal(*grads) and torch.equal(dy, before)
 
 
+def test_strided_x_and_dy_and_shared_cos_read_right():
+    """x a slice of a wider projection, dy the transposed view SDPA hands back, cos shared by the batch."""
+    b, s, h, d = 2, 5, 3, 16
+    g = torch.Generator().manual_seed(11)
+    wide = torch.randn(b, s, h + 2, d, generator=g).to(DEVICE)
+    x = wide[:, :, 1 : h + 1].requires_grad_()  # heads strided, not contiguous
+    w = (torch.rand(d, generator=g) + 0.5).to(DEVICE).requires_grad_()
+    cos, sin = rotary(1, s, d, torch.float32, seed=5)  # (1, s, d): one row of positions for the batch
+    dy = torch.randn(b, h, s, d, generator=g).to(DEVICE).transpose(1, 2)
+    assert not x.is_contiguous() and not dy.is_contiguous()
+    y = qk_norm_rope(x, w, cos, sin, EPS)
+    y.backward(dy)
+    xc = x.detach().contiguous().requires_grad_()
+    wc = w.detach().clone().requires_grad_()
+    yc = qk_norm_rope(xc, wc, cos.expand(b, s, d).contiguous(), sin.expand(b, s, d).contiguous(), EPS)
+    yc.backward(dy.contiguous())
+    assert torch.equal(y, yc) and torch.equal(x.grad, xc.grad)
+    assert torch.allclose(w.grad, wc.grad, rtol=1e-6, atol=1e-6)
+
+
 def test_bad_inputs_name_the_tensor_shape_and_dtype():
     x = torch.randn(1, 2, 3, 12, device=DEVICE)  # head_dim 12: not a power of 2
     w = torch.ones(12, device=DEVICE)

@@ -6,7 +6,8 @@ Qwen3Attention normalizes each head of q and k (RMSNorm over head_dim, weight (h
 rotates it: y = x_n * cos + rotate_half(x_n) * sin. Eager runs 13 kernels per tensor; here one kernel
 reads x once and writes y once, rounding where HF rounds (x_hat, the weight product, each RoPE product
 and the sum, all in the input dtype), and a second kernel computes dx and the per-program dW partials.
-Not yet timed on a GPU: `qk_norm_rope` is groundwork for the next benchmark.
+The forward is compiled with FMA contraction off: Triton contracts a rounded product and the add after
+it into one fma, which rounds once where HF rounds twice.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§七); every block below is marked with its chunk.
 """
@@ -26,95 +27,122 @@ import triton.language as tl
 
 
 @triton.jit
+def _token_offsets(rows, seq, heads, s_b, s_s, s_h, cs_b, cs_s):
+    """Element offsets of each row's head (strides s_*) and of its token's cos/sin row (strides cs_*)."""
+    h = (rows % heads).to(tl.int64)
+    t = rows // heads
+    b, s = (t // seq).to(tl.int64), (t % seq).to(tl.int64)
+    return (b * s_b + s * s_s + h * s_h)[:, None], (b * cs_b + s * cs_s)[:, None]
+
+
+@triton.jit
 def _qk_norm_rope_fwd_kernel(
-    x_ptr,  # (rows, D) one head per row: rows = tokens * heads, contiguous
+    x_ptr,  # (b, s, h, D), head_dim contiguous; strides x_sb, x_ss, x_sh
     w_ptr,  # (D,) the norm's weight, dtype of x
-    cos_ptr,  # (tokens, D) dtype of x
+    cos_ptr,  # (b or 1, s, D) dtype of x, strides cs_b (0 when shared across the batch), cs_s
     sin_ptr,
-    y_ptr,  # (rows, D) output, dtype of x
+    y_ptr,  # (rows, D) contiguous output, rows = b * s * h, dtype of x
     rstd_ptr,  # (rows,) fp32, saved for the backward
+    x_sb,
+    x_ss,
+    x_sh,
+    cs_b,
+    cs_s,
     n_rows,
+    seq,
     heads,
     eps,
     HALF: tl.constexpr,  # D // 2, a power of 2
     BLOCK_M: tl.constexpr,  # rows per program
 ):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.arange(0, HALF)
+    cols = tl.arange(0, HALF)[None, :]
     row_mask = rows < n_rows
     mask = row_mask[:, None]
-    r64 = rows.to(tl.int64)[:, None]
-    t64 = (rows // heads).to(tl.int64)[:, None]  # the token whose cos, sin this head uses
+    xo, co = _token_offsets(rows, seq, heads, x_sb, x_ss, x_sh, cs_b, cs_s)
     dt = x_ptr.dtype.element_ty
-    base, tb = r64 * (2 * HALF), t64 * (2 * HALF)
-    x1 = tl.load(x_ptr + base + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(x_ptr + base + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    x1 = tl.load(x_ptr + xo + cols, mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(x_ptr + xo + HALF + cols, mask=mask, other=0.0).to(tl.float32)
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
     # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again
-    n1 = (w1[None, :] * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
-    n2 = (w2[None, :] * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
-    c1 = tl.load(cos_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    c2 = tl.load(cos_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    s1 = tl.load(sin_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    s2 = tl.load(sin_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    n1 = (w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
+    n2 = (w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
+    c1 = tl.load(cos_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
+    c2 = tl.load(cos_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+    s1 = tl.load(sin_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
+    s2 = tl.load(sin_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
     # apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, each product and the sum rounded
     y1 = (n1 * c1).to(dt).to(tl.float32) + (-n2 * s1).to(dt).to(tl.float32)
     y2 = (n2 * c2).to(dt).to(tl.float32) + (n1 * s2).to(dt).to(tl.float32)
-    tl.store(y_ptr + base + cols[None, :], y1.to(dt), mask=mask)
-    tl.store(y_ptr + base + HALF + cols[None, :], y2.to(dt), mask=mask)
+    yo = rows.to(tl.int64)[:, None] * (2 * HALF)
+    tl.store(y_ptr + yo + cols, y1.to(dt), mask=mask)
+    tl.store(y_ptr + yo + HALF + cols, y2.to(dt), mask=mask)
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
 @triton.jit
 def _qk_norm_rope_bwd_kernel(
-    dy_ptr,  # (rows, D) gradient of y, contiguous
-    x_ptr,
+    dy_ptr,  # gradient of y, (b, s, h, D) with any strides dy_sb, dy_ss, dy_sh (head_dim contiguous)
+    x_ptr,  # the forward's x, strides x_sb, x_ss, x_sh
     w_ptr,
     cos_ptr,
     sin_ptr,
     rstd_ptr,
-    dx_ptr,  # (rows, D) dtype of x
+    dx_ptr,  # (rows, D) contiguous, dtype of x
     dw_partial_ptr,  # (programs, D) fp32: this program's rows' share of dW
+    dy_sb,
+    dy_ss,
+    dy_sh,
+    x_sb,
+    x_ss,
+    x_sh,
+    cs_b,
+    cs_s,
     n_rows,
+    seq,
     heads,
     HALF: tl.constexpr,
     BLOCK_M: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.arange(0, HALF)
-    mask = (rows < n_rows)[:, None]
-    r64 = rows.to(tl.int64)[:, None]
-    t64 = (rows // heads).to(tl.int64)[:, None]
+    # persistent: P programs stride over the row blocks and keep their dW share in registers
+    pid, n_prog = tl.program_id(0), tl.num_programs(0)
+    cols = tl.arange(0, HALF)[None, :]
     dt = x_ptr.dtype.element_ty
-    base = r64 * (2 * HALF)
-    g1 = tl.load(dy_ptr + base + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    g2 = tl.load(dy_ptr + base + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    tb = t64 * (2 * HALF)
-    c1 = tl.load(cos_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    c2 = tl.load(cos_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    s1 = tl.load(sin_ptr + tb + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    s2 = tl.load(sin_ptr + tb + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    # the rotation's transpose: y1 = n1 c1 - n2 s1, y2 = n2 c2 + n1 s2
-    dn1 = g1 * c1 + g2 * s2
-    dn2 = g2 * c2 - g1 * s1
-    x1 = tl.load(x_ptr + base + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(x_ptr + base + HALF + cols[None, :], mask=mask, other=0.0).to(tl.float32)
-    rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)[:, None]
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
-    h1, h2 = x1 * rstd, x2 * rstd
-    a1, a2 = dn1 * w1[None, :], dn2 * w2[None, :]
-    dot = (tl.sum(a1 * h1, axis=1) + tl.sum(a2 * h2, axis=1))[:, None] / (2 * HALF)
-    tl.store(dx_ptr + base + cols[None, :], ((a1 - h1 * dot) * rstd).to(dt), mask=mask)
-    tl.store(dx_ptr + base + HALF + cols[None, :], ((a2 - h2 * dot) * rstd).to(dt), mask=mask)
-    # dW sees x_hat rounded to the input dtype, as HF's autograd does
-    p1 = tl.sum(dn1 * h1.to(dt).to(tl.float32), axis=0)
-    p2 = tl.sum(dn2 * h2.to(dt).to(tl.float32), axis=0)
-    tl.store(dw_partial_ptr + pid * (2 * HALF) + cols, p1)
-    tl.store(dw_partial_ptr + pid * (2 * HALF) + HALF + cols, p2)
+    p1 = tl.zeros([HALF], dtype=tl.float32)
+    p2 = tl.zeros([HALF], dtype=tl.float32)
+    for start in range(pid * BLOCK_M, n_rows, n_prog * BLOCK_M):
+        rows = start + tl.arange(0, BLOCK_M)
+        row_mask = rows < n_rows
+        mask = row_mask[:, None]
+        go, co = _token_offsets(rows, seq, heads, dy_sb, dy_ss, dy_sh, cs_b, cs_s)
+        xo, _ = _token_offsets(rows, seq, heads, x_sb, x_ss, x_sh, cs_b, cs_s)
+        g1 = tl.load(dy_ptr + go + cols, mask=mask, other=0.0).to(tl.float32)
+        g2 = tl.load(dy_ptr + go + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        c1 = tl.load(cos_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
+        c2 = tl.load(cos_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        s1 = tl.load(sin_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
+        s2 = tl.load(sin_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        # the rotation's transpose: y1 = n1 c1 - n2 s1, y2 = n2 c2 + n1 s2
+        dn1 = g1 * c1 + g2 * s2
+        dn2 = g2 * c2 - g1 * s1
+        x1 = tl.load(x_ptr + xo + cols, mask=mask, other=0.0).to(tl.float32)
+        x2 = tl.load(x_ptr + xo + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        rstd = tl.load(rstd_ptr + rows, mask=row_mask, other=0.0)[:, None]
+        h1, h2 = x1 * rstd, x2 * rstd
+        a1, a2 = dn1 * w1, dn2 * w2
+        dot = (tl.sum(a1 * h1, axis=1) + tl.sum(a2 * h2, axis=1))[:, None] / (2 * HALF)
+        do = rows.to(tl.int64)[:, None] * (2 * HALF)
+        tl.store(dx_ptr + do + cols, ((a1 - h1 * dot) * rstd).to(dt), mask=mask)
+        tl.store(dx_ptr + do + HALF + cols, ((a2 - h2 * dot) * rstd).to(dt), mask=mask)
+        # dW sees x_hat rounded to the input dtype, as HF's autograd does
+        p1 += tl.sum(dn1 * h1.to(dt).to(tl.float32), axis=0)
+        p2 += tl.sum(dn2 * h2.to(dt).to(tl.float32), axis=0)
+    tl.store(dw_partial_ptr + pid * (2 * HALF) + tl.arange(0, HALF), p1)
+    tl.store(dw_partial_ptr + pid * (2 * HALF) + HALF + tl.arange(0, HALF), p2)
 
 
 def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> None:
@@ -139,28 +167,60 @@ def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.
             )
 
 
-BLOCK_M = 16  # heads per program
+BLOCK_M = 16  # forward: heads per program
+BWD_BLOCK_M, BWD_WARPS, BWD_PER_SM = 16, 4, 4  # backward: rows per step, warps, programs per SM
 
 
-def _rows(t: torch.Tensor, b: int, s: int, d: int) -> torch.Tensor:
-    """(b or 1, s, [h,] d) -> contiguous (rows, d); cos and sin with one shared batch row are expanded."""
-    return (t.expand(b, s, d) if t.dim() == 3 else t).contiguous().view(-1, d)
+def _head_major(t: torch.Tensor) -> torch.Tensor:
+    """t itself when head_dim is contiguous (the kernels take the other strides), else a contiguous copy."""
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+
+def _cos_sin(cos: torch.Tensor, sin: torch.Tensor) -> tuple:
+    """cos, sin with contiguous rows and their (batch, seq) strides; batch stride 0 when shared."""
+    cos, sin = cos.contiguous(), sin.contiguous()
+    return cos, sin, (0 if cos.shape[0] == 1 else cos.stride(0)), cos.stride(1)
+
+
+def _programs(n_blocks: int, device: torch.device) -> int:
+    if device.type != "cuda":
+        return min(n_blocks, 4)  # the interpreter: a few programs, so the stride loop is exercised
+    return min(
+        n_blocks, BWD_PER_SM * torch.cuda.get_device_properties(device).multi_processor_count
+    )
 
 
 @torch.library.custom_op("qwen3_fusion::qk_norm_rope_fwd", mutates_args=())
 def qk_norm_rope_fwd_op(
     x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, eps: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Forward as one op torch.compile sees only through its fake: -> y (like x), rstd (rows,) fp32."""
+    """Forward as one op torch.compile sees only through its fake: -> y (contiguous), rstd (rows,) fp32."""
     _check(x, weight, cos, sin)
     b, s, h, d = x.shape
-    x2 = _rows(x, b, s, d)
-    y = torch.empty_like(x2)
-    rstd = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)
-    grid = (triton.cdiv(x2.shape[0], BLOCK_M),)
-    _qk_norm_rope_fwd_kernel[grid](x2, weight.contiguous(), _rows(cos, b, s, d), _rows(sin, b, s, d), y, rstd,
-                                   x2.shape[0], h, eps, HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
-    return y.view(x.shape), rstd
+    x = _head_major(x)
+    cos, sin, cs_b, cs_s = _cos_sin(cos, sin)
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    rows = b * s * h
+    rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
+    _qk_norm_rope_fwd_kernel[(triton.cdiv(rows, BLOCK_M),)](
+        x,
+        weight.contiguous(),
+        cos,
+        sin,
+        y,
+        rstd,
+        *x.stride()[:3],
+        cs_b,
+        cs_s,
+        rows,
+        s,
+        h,
+        eps,
+        HALF=d // 2,
+        BLOCK_M=BLOCK_M,
+        enable_fp_fusion=False,  # round each product, as HF does
+    )
+    return y, rstd
 
 
 @qk_norm_rope_fwd_op.register_fake
@@ -179,16 +239,35 @@ def qk_norm_rope_bwd_op(
     sin: torch.Tensor,
     rstd: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Backward as one op: -> dx (like x), dw (like weight); dW summed in a fixed order."""
+    """Backward as one op: -> dx (contiguous), dw (like weight); dW summed in a fixed order."""
     b, s, h, d = x.shape
-    x2 = _rows(x, b, s, d)
-    dx = torch.empty_like(x2)
-    programs = triton.cdiv(x2.shape[0], BLOCK_M)
+    dy, x = _head_major(dy), _head_major(x)  # any layout of dy: the transposed view SDPA hands back
+    cos, sin, cs_b, cs_s = _cos_sin(cos, sin)
+    rows = b * s * h
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    programs = _programs(triton.cdiv(rows, BWD_BLOCK_M), x.device)
     partial = torch.empty(programs, d, dtype=torch.float32, device=x.device)
-    _qk_norm_rope_bwd_kernel[(programs,)](_rows(dy, b, s, d), x2, weight.contiguous(), _rows(cos, b, s, d),
-                                          _rows(sin, b, s, d), rstd, dx, partial, x2.shape[0], h,
-                                          HALF=d // 2, BLOCK_M=BLOCK_M)  # fmt: skip
-    return dx.view(x.shape), partial.sum(0).to(weight.dtype)
+    _qk_norm_rope_bwd_kernel[(programs,)](
+        dy,
+        x,
+        weight.contiguous(),
+        cos,
+        sin,
+        rstd,
+        dx,
+        partial,
+        *dy.stride()[:3],
+        *x.stride()[:3],
+        cs_b,
+        cs_s,
+        rows,
+        s,
+        h,
+        HALF=d // 2,
+        BLOCK_M=BWD_BLOCK_M,
+        num_warps=BWD_WARPS,
+    )
+    return dx, partial.sum(0).to(weight.dtype)
 
 
 @qk_norm_rope_bwd_op.register_fake
