@@ -12,8 +12,10 @@ tar -cf "$OUT/results.tar" -C "$W" .
 echo "=== probe $(date -u +%T)" >> "$OUT/log.txt"
 timeout 100 python3 -m qwen3_fusion.bench --out "$W" --probe qk_rope >> "$OUT/log.txt" 2>&1
 tar -cf "$OUT/results.tar" -C "$W" .
+VARIANTS="qk_rope compile_causal_qk_rope"  # the H200 baselines are in h200_2026-12-05_s21
+grep -q H200 "$OUT/versions.txt" || VARIANTS="hf qk_rope compile_causal compile_causal_qk_rope"
 for cfg in qwen3_0.6b_8l qwen3_1.7b_6l; do
-  for v in qk_rope compile_causal_qk_rope; do
+  for v in $VARIANTS; do
     timeout 100 python3 -m qwen3_fusion.train_step --config "$cfg" --variant "$v" > "$W/step_${cfg}_${v}.txt" 2>&1
     echo "$cfg $v rc=$? $(date -u +%T)" >> "$OUT/log.txt"
     tar -cf "$OUT/results.tar" -C "$W" .
