@@ -7,16 +7,15 @@ source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
 W=/tmp/s21b && mkdir -p "$W"
 nvidia-smi --query-gpu=name --format=csv,noheader >> "$OUT/log.txt"
 echo "=== diag $(date -u +%T)" >> "$OUT/log.txt"
-(cd "$W" && OUT="$W" timeout 280 python3 "$OLDPWD/device_runs/qk_diag.py") 2>&1 | grep -v Warn >> "$OUT/log.txt"
+(cd "$W" && OUT="$W" timeout 200 python3 "$OLDPWD/device_runs/qk_diag.py") 2>&1 | grep -v Warn >> "$OUT/log.txt"
 tar -cf "$OUT/results.tar" -C "$W" .
 echo "=== probe $(date -u +%T)" >> "$OUT/log.txt"
 timeout 100 python3 -m qwen3_fusion.bench --out "$W" --probe qk_rope >> "$OUT/log.txt" 2>&1
 tar -cf "$OUT/results.tar" -C "$W" .
-VARIANTS="qk_rope compile_causal_qk_rope"  # the H200 baselines are in h200_2026-12-05_s21
-grep -q H200 "$OUT/versions.txt" || VARIANTS="hf qk_rope compile_causal compile_causal_qk_rope"
+VARIANTS="hf qk_rope compile_causal compile_causal_qk_rope"  # baselines in the same call
 for cfg in qwen3_0.6b_8l qwen3_1.7b_6l; do
   for v in $VARIANTS; do
-    timeout 100 python3 -m qwen3_fusion.train_step --config "$cfg" --variant "$v" > "$W/step_${cfg}_${v}.txt" 2>&1
+    timeout 90 python3 -m qwen3_fusion.train_step --config "$cfg" --variant "$v" > "$W/step_${cfg}_${v}.txt" 2>&1
     echo "$cfg $v rc=$? $(date -u +%T)" >> "$OUT/log.txt"
     tar -cf "$OUT/results.tar" -C "$W" .
   done
