@@ -121,7 +121,7 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     compile_ro (torch.compile with mode="reduce-overhead": the compiled forward and backward replayed
     as CUDA graphs, the optimizer eager; command line only); qk_rope / compile_causal_qk_rope (q_norm,
     k_norm and RoPE as qwen3_fusion.qk_norm_rope's fused kernels, eager / compiled with causal_sdpa;
-    command line only, not yet timed on a GPU).
+    command line only; timed in h200_qk_rope_steps.json).
     The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
     `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
@@ -146,7 +146,7 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
         from qwen3_fusion.patching import patch_qwen3_rmsnorm
 
         patch_qwen3_rmsnorm(model, backward="torch" if variant == "ours_fwd" else "triton")
-    if variant in ("qk_rope", "compile_causal_qk_rope"):  # not yet timed on a GPU
+    if variant in ("qk_rope", "compile_causal_qk_rope"):
         from qwen3_fusion.patching import patch_qwen3_qk_norm_rope
 
         patch_qwen3_qk_norm_rope(model)
