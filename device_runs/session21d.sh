@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 21, last call (~250 s of device time left): qk_norm_rope with the swept launch configs as defaults
-# (forward 8 heads per program; backward 32 rows, 4 warps, 8 programs per SM): the probe, and the 0.6B steps.
+# Prepared in session 21 (no device time was left to run it): qk_norm_rope with the swept launch configs.
+# First set BLOCK_M = 8 and BWD_BLOCK_M, BWD_WARPS, BWD_PER_SM = 32, 4, 8 in the qk_norm_rope chunk of
+# src_literate/post2_triton_rmsnorm.pmd and tangle; then the probe and the 0.6B steps.
 # Usage (device, carry [".whl"]): bash device_runs/session21d.sh
 set -u
 source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
