@@ -120,6 +120,11 @@ def test_bad_inputs_name_the_tensor_shape_and_dtype():
         ValueError, match=r"weight must be \(16,\) torch.float32, got \(16,\) torch.float16"
     ):
         qk_norm_rope(x, w.half(), *rotary(1, 2, 16, torch.float32, seed=0))
+    x2 = torch.randn(2, 2, 3, 16, device=DEVICE)  # batch 2: cos shared (1, ...), sin per sequence
+    cos1, _ = rotary(1, 2, 16, torch.float32, seed=0)
+    _, sin2 = rotary(2, 2, 16, torch.float32, seed=0)
+    with pytest.raises(ValueError, match=r"cos \(1, 2, 16\) and sin \(2, 2, 16\) must have one shape"):
+        qk_norm_rope(x2, w, cos1, sin2)
 
 
 def test_patched_qwen3_trains_like_hf():

@@ -165,6 +165,10 @@ def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.
             raise ValueError(
                 f"qk_norm_rope: {name} must be {want} {x.dtype}, got {tuple(t.shape)} {t.dtype}"
             )
+    if cos.shape != sin.shape:  # the kernels read both with cos's strides
+        raise ValueError(
+            f"qk_norm_rope: cos {tuple(cos.shape)} and sin {tuple(sin.shape)} must have one shape"
+        )
 
 
 # the configs the H200 probe and steps ran (post 2 7.4); a sweep at q of 4 x 2048 x 16 x 128 found the
