@@ -27,12 +27,19 @@ import triton.language as tl
 
 
 @triton.jit
-def _token_offsets(rows, seq, heads, s_b, s_s, s_h, cs_b, cs_s):
-    """Element offsets of each row's head (strides s_*) and of its token's cos/sin row (strides cs_*)."""
-    h = (rows % heads).to(tl.int64)
+def _token_index(rows, seq, heads):
+    """(batch, position, head) of each row, int64 columns: offsets are these times a tensor's strides."""
     t = rows // heads
-    b, s = (t // seq).to(tl.int64), (t % seq).to(tl.int64)
-    return (b * s_b + s * s_s + h * s_h)[:, None], (b * cs_b + s * cs_s)[:, None]
+    b, s, h = (t // seq).to(tl.int64), (t % seq).to(tl.int64), (rows % heads).to(tl.int64)
+    return b[:, None], s[:, None], h[:, None]
+
+
+@triton.jit
+def _load_halves(ptr, off, cols, mask, HALF: tl.constexpr):
+    """The two halves of each row at ptr + off (RoPE rotates one against the other), upcast to fp32."""
+    lo = tl.load(ptr + off + cols, mask=mask, other=0.0).to(tl.float32)
+    hi = tl.load(ptr + off + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+    return lo, hi
 
 
 @triton.jit
@@ -59,20 +66,18 @@ def _qk_norm_rope_fwd_kernel(
     cols = tl.arange(0, HALF)[None, :]
     row_mask = rows < n_rows
     mask = row_mask[:, None]
-    xo, co = _token_offsets(rows, seq, heads, x_sb, x_ss, x_sh, cs_b, cs_s)
+    b, s, h = _token_index(rows, seq, heads)
+    co = b * cs_b + s * cs_s
     dt = x_ptr.dtype.element_ty
-    x1 = tl.load(x_ptr + xo + cols, mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(x_ptr + xo + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+    x1, x2 = _load_halves(x_ptr, b * x_sb + s * x_ss + h * x_sh, cols, mask, HALF)
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
     # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again
     n1 = (w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
     n2 = (w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
-    c1 = tl.load(cos_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
-    c2 = tl.load(cos_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
-    s1 = tl.load(sin_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
-    s2 = tl.load(sin_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+    c1, c2 = _load_halves(cos_ptr, co, cols, mask, HALF)
+    s1, s2 = _load_halves(sin_ptr, co, cols, mask, HALF)
     # apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, each product and the sum rounded
     y1 = (n1 * c1).to(dt).to(tl.float32) + (-n2 * s1).to(dt).to(tl.float32)
     y2 = (n2 * c2).to(dt).to(tl.float32) + (n1 * s2).to(dt).to(tl.float32)
@@ -118,19 +123,15 @@ def _qk_norm_rope_bwd_kernel(
         rows = start + tl.arange(0, BLOCK_M)
         row_mask = rows < n_rows
         mask = row_mask[:, None]
-        go, co = _token_offsets(rows, seq, heads, dy_sb, dy_ss, dy_sh, cs_b, cs_s)
-        xo, _ = _token_offsets(rows, seq, heads, x_sb, x_ss, x_sh, cs_b, cs_s)
-        g1 = tl.load(dy_ptr + go + cols, mask=mask, other=0.0).to(tl.float32)
-        g2 = tl.load(dy_ptr + go + HALF + cols, mask=mask, other=0.0).to(tl.float32)
-        c1 = tl.load(cos_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
-        c2 = tl.load(cos_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
-        s1 = tl.load(sin_ptr + co + cols, mask=mask, other=0.0).to(tl.float32)
-        s2 = tl.load(sin_ptr + co + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        b, s, h = _token_index(rows, seq, heads)
+        co = b * cs_b + s * cs_s
+        g1, g2 = _load_halves(dy_ptr, b * dy_sb + s * dy_ss + h * dy_sh, cols, mask, HALF)
+        c1, c2 = _load_halves(cos_ptr, co, cols, mask, HALF)
+        s1, s2 = _load_halves(sin_ptr, co, cols, mask, HALF)
         # the rotation's transpose: y1 = n1 c1 - n2 s1, y2 = n2 c2 + n1 s2
         dn1 = g1 * c1 + g2 * s2
         dn2 = g2 * c2 - g1 * s1
-        x1 = tl.load(x_ptr + xo + cols, mask=mask, other=0.0).to(tl.float32)
-        x2 = tl.load(x_ptr + xo + HALF + cols, mask=mask, other=0.0).to(tl.float32)
+        x1, x2 = _load_halves(x_ptr, b * x_sb + s * x_ss + h * x_sh, cols, mask, HALF)
         rstd = tl.load(rstd_ptr + rows, mask=row_mask, other=0.0)[:, None]
         h1, h2 = x1 * rstd, x2 * rstd
         a1, a2 = dn1 * w1, dn2 * w2
