@@ -189,3 +189,29 @@ def test_qk_rope_variant_patches_every_attention_and_trains_like_hf(monkeypatch)
     _, fused, _ = ts.run_steps(model, batch, 1)
     _, hf, _ = ts.run_steps(ts.build_variant("hf", state, ts.model_config(cfg)), batch, 1)
     assert abs(fused[0] - hf[0]) < 0.02 * abs(hf[0])
+
+
+def test_qk_sep_swaps_rope_and_only_the_q_k_norms(monkeypatch):
+    """qk_sep, qk_rope's control: Liger's RoPE (nothing else of its patch) and Liger's RMSNorm on
+    every layer's q_norm and k_norm, none of the other norms."""
+    import sys
+    import types
+
+    calls, patched = [], []
+    fake = types.ModuleType("liger_kernel.transformers")
+    fake.apply_liger_kernel_to_qwen3 = lambda **kwargs: calls.append(
+        {k: v for k, v in kwargs.items() if k != "model"}
+    )
+    mp = types.ModuleType("liger_kernel.transformers.monkey_patch")
+    mp._patch_rms_norm_module = patched.append
+    monkeypatch.setitem(sys.modules, "liger_kernel", types.ModuleType("liger_kernel"))
+    monkeypatch.setitem(sys.modules, fake.__name__, fake)
+    monkeypatch.setitem(sys.modules, mp.__name__, mp)
+    monkeypatch.setattr(bc, "DEVICE", "cpu")
+    model = ts.build_variant("qk_sep", None, ts.model_config(ts.SMOKE_CONFIG))
+    assert calls == [{"rms_norm": False, "swiglu": False, "fused_linear_cross_entropy": False}]
+    want = [n for layer in model.model.layers for n in (layer.self_attn.q_norm, layer.self_attn.k_norm)]
+    assert len(patched) == 2 * ts.SMOKE_CONFIG["layers"] and all(
+        a is b for a, b in zip(patched, want, strict=True)
+    )
+    assert "qk_sep" in ts.CLI_VARIANTS and "qk_sep" not in ts.TRAIN_VARIANTS

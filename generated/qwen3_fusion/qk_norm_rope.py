@@ -172,10 +172,10 @@ def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.
         )
 
 
-# the configs the H200 probe and steps ran (post 2 7.4); a sweep at q of 4 x 2048 x 16 x 128 found the
-# backward at 32 rows / 4 warps / 8 per SM 54 us against 69 us here, not yet timed in a step
-BLOCK_M = 16
-BWD_BLOCK_M, BWD_WARPS, BWD_PER_SM = 16, 4, 4
+# from the H200 sweep at q of 4 x 2048 x 16 x 128 (post 2 7.4): forward 8 rows a program; backward
+# 32 rows a step, 4 warps, 8 programs per SM (54 us against 69 us at 16 / 4 / 4)
+BLOCK_M = 8
+BWD_BLOCK_M, BWD_WARPS, BWD_PER_SM = 32, 4, 8
 
 
 def _head_major(t: torch.Tensor) -> torch.Tensor:

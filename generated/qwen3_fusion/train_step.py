@@ -65,7 +65,7 @@ TRAIN_VARIANTS = ["hf", "ours_fwd", "ours_fwd_bwd", "liger", "liger_inplace", "l
 # two more Liger setups for the command line (not in the bench's run): RoPE + RMSNorm + SwiGLU without
 # FLCE, and Liger's full patch with FLCE at the coarser chunk_mem_const below
 CLI_VARIANTS = [*TRAIN_VARIANTS, "liger_no_flce", "liger_full_coarse", "compile_ro",
-                "qk_rope", "compile_causal_qk_rope"]  # fmt: skip
+                "qk_rope", "compile_causal_qk_rope", "qk_sep"]  # fmt: skip
 # Liger's chunk_mem_const for the flce variants: 0.8.5's Qwen3 lce_forward leaves it at 1 (post 1 §5.6)
 FLCE_CHUNK_MEM_CONST = 16
 HOST_SAMPLES = 5
@@ -121,7 +121,8 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     compile_ro (torch.compile with mode="reduce-overhead": the compiled forward and backward replayed
     as CUDA graphs, the optimizer eager; command line only); qk_rope / compile_causal_qk_rope (q_norm,
     k_norm and RoPE as qwen3_fusion.qk_norm_rope's fused kernels, eager / compiled with causal_sdpa;
-    command line only; timed in h200_qk_rope_steps.json).
+    command line only; timed in h200_qk_rope_steps.json); qk_sep (their control: Liger's RoPE and
+    Liger's RMSNorm on q_norm and k_norm only, one kernel per op, as Liger's full patch swaps them).
     The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
     `flce_chunks_kept()` exits."""
     from transformers import Qwen3ForCausalLM
@@ -150,6 +151,17 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
         from qwen3_fusion.patching import patch_qwen3_qk_norm_rope
 
         patch_qwen3_qk_norm_rope(model)
+    if variant == "qk_sep":
+        from liger_kernel.transformers import apply_liger_kernel_to_qwen3
+        from liger_kernel.transformers.monkey_patch import _patch_rms_norm_module
+
+        # RoPE rebinds modeling_qwen3's global; the q/k norms patched as Liger's full patch does
+        apply_liger_kernel_to_qwen3(rms_norm=False, swiglu=False, fused_linear_cross_entropy=False,
+                                    model=model)  # fmt: skip
+        for module in model.modules():
+            if type(module).__name__ == "Qwen3Attention":
+                _patch_rms_norm_module(module.q_norm)
+                _patch_rms_norm_module(module.k_norm)
     if variant in ("liger_full", "liger_no_flce", "liger_full_coarse"):
         from liger_kernel.transformers import apply_liger_kernel_to_qwen3
 
