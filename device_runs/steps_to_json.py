@@ -22,7 +22,7 @@ for f in sorted(run.glob("step_*.txt")):
                  "steps_timed": int(n), "peak_memory_gb": float(mem), "first_loss": float(loss)})
     if r := re.search(r"_r(\d+)\.txt$", f.name):
         rows[-1]["run"] = int(r.group(1))
-date = re.search(r"(\d{4}-\d{2}-\d{2})", run.name).group(1)
+date = same.get("date") or re.search(r"(\d{4}-\d{2}-\d{2})", run.name).group(1)
 assert same["gpu"] == " ".join(gpu) and same["torch"] == torch_v, "SAME_CALL.json is from another machine"
 meta = {"gpu": " ".join(gpu), "driver": same["driver"], "cuda": same["cuda"], "torch": torch_v, "triton": triton_v, "transformers": tf_v, "date": date,
         "command": command}
