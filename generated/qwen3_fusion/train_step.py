@@ -121,7 +121,7 @@ def build_variant(variant: str, state, config, chunk_mem_const: int = FLCE_CHUNK
     compile_ro (torch.compile with mode="reduce-overhead": the compiled forward and backward replayed
     as CUDA graphs, the optimizer eager; command line only); qk_rope / compile_causal_qk_rope (q_norm,
     k_norm and RoPE as qwen3_fusion.qk_norm_rope's fused kernels, eager / compiled with causal_sdpa;
-    command line only; timed in h200_qk_rope_steps.json); qk_sep (their control: Liger's RoPE and
+    command line only; timed in h100_qk_rope_steps.json); qk_sep (their control: Liger's RoPE and
     Liger's RMSNorm on q_norm and k_norm only, one kernel per op, as Liger's full patch swaps them).
     The flce variants and liger_full_coarse run with `chunk_mem_const` (Liger's default is 1) until
     `flce_chunks_kept()` exits."""
