@@ -26,6 +26,7 @@ import triton
 import triton.language as tl
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_fwd
 @triton.jit
 def _token_index(rows, seq, heads):
     """(batch, position, head) of each row, int64 columns: offsets are these times a tensor's strides."""
@@ -87,6 +88,7 @@ def _qk_norm_rope_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_ops
 @triton.jit
 def _qk_norm_rope_bwd_kernel(
     dy_ptr,  # gradient of y, (b, s, h, D) with any strides dy_sb, dy_ss, dy_sh (head_dim contiguous)
