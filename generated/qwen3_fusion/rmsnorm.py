@@ -41,11 +41,8 @@ from torch.autograd.function import once_differentiable
 
 from qwen3_fusion.launcher import launch
 
-MAX_HIDDEN = 65536  # widest row a program holds in registers
 _FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
-SMEM_FRACTION = 0.7  # share of the device's shared memory per block that staged loads may use
-INTERPRET_SMEM = 227 * 1024  # shared memory per block assumed on the interpreter (an H100/H200)
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rmsnorm_fwd_kernel
@@ -87,6 +84,13 @@ def _rmsnorm_fwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_forward
+@functools.cache
+def device_info(index: int) -> tuple[int, int]:
+    """(SM count, opt-in shared memory per block in bytes) of CUDA device `index`."""
+    props = torch.cuda.get_device_properties(index)
+    return props.multi_processor_count, props.shared_memory_per_block_optin
+
+
 def _vec(*ints: int, element_size: int) -> int:
     """Largest element count of at most 16 bytes that divides every value in ints."""
     vec = 16 // element_size
@@ -143,6 +147,9 @@ def rms_norm_forward(x, weight, eps: float = 1e-6, *, out=None, rstd=None):
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::tile_config
+MAX_HIDDEN = 65536  # widest row a program holds in registers
+SMEM_FRACTION = 0.7  # share of the device's shared memory per block that staged loads may use
+INTERPRET_SMEM = 227 * 1024  # shared memory per block assumed on the interpreter (an H100/H200)
 # Launch configs by row width N: a row serves every N up to its bound. They were picked from an
 # H200 sweep at N = 128, 256, 384, 896, 1024, 2048, 2560, 4096, 5120; the 512, 3072 and 6144 rows
 # come from N = 384, 2560 and 5120; the 8192 row was never swept (it ran in the unseen-widths probe), MAX_HIDDEN never on a GPU.
@@ -174,13 +181,6 @@ def tile_config(
     while stages > 1 and staged() > budget:  # x and dy tiles of stages - 1 loop steps
         m, stages = (m // 2, stages) if m > 1 else (m, stages - 1)
     return triton.Config({"BLOCK_M": m, "PER_SM": per_sm}, num_warps=warps, num_stages=stages)
-
-
-@functools.cache
-def device_info(index: int) -> tuple[int, int]:
-    """(SM count, opt-in shared memory per block in bytes) of CUDA device `index`."""
-    props = torch.cuda.get_device_properties(index)
-    return props.multi_processor_count, props.shared_memory_per_block_optin
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::check_args
