@@ -16,3 +16,12 @@ run_post_blocks() {
       > "$OUT/blocks_$post.txt" 2>&1; echo "$post rc=$?"; grep -a "^ok\|^skip\|^FAIL" "$OUT/blocks_$post.txt" | tail -40
   done
 }
+
+# step_round DIR CONFIG VARIANT ROUND: one `train_step` process into DIR/step_<config>_<variant>_r<round>.txt (the
+# names steps_to_json.py reads), a line in $OUT/log.txt (t: seconds since the caller's T0), DIR re-packed into
+# $OUT/results.tar so that what finished survives a timeout
+step_round() {
+  timeout 80 python3 -m qwen3_fusion.train_step --config "$2" --variant "$3" > "$1/step_$2_$3_r$4.txt" 2>&1
+  echo "$2 $3 r$4 rc=$? $(date -u +%T) t=$((SECONDS - ${T0:-0}))" >> "$OUT/log.txt"
+  tar -cf "$OUT/results.tar" -C "$1" .
+}

@@ -11,15 +11,10 @@ T0=$SECONDS
 echo "=== probe $(date -u +%T)" >> "$OUT/log.txt"
 timeout 90 python3 -m qwen3_fusion.bench --out "$W" --probe qk_rope >> "$OUT/log.txt" 2>&1
 tar -cf "$OUT/results.tar" -C "$W" .
-step() {  # config variant round
-  timeout 80 python3 -m qwen3_fusion.train_step --config "$1" --variant "$2" > "$W/step_$1_$2_r$3.txt" 2>&1
-  echo "$1 $2 r$3 rc=$? $(date -u +%T) t=$((SECONDS - T0))" >> "$OUT/log.txt"
-  tar -cf "$OUT/results.tar" -C "$W" .
-}
-for r in 1 2 3; do for v in hf qk_sep qk_rope; do step qwen3_0.6b_8l $v $r; done; done
-for v in compile_causal compile_causal_qk_rope; do step qwen3_0.6b_8l $v 1; done
-for r in 1 2; do for v in hf qk_sep qk_rope; do step qwen3_1.7b_6l $v $r; done; done
+for r in 1 2 3; do for v in hf qk_sep qk_rope; do step_round "$W" qwen3_0.6b_8l $v $r; done; done
+for v in compile_causal compile_causal_qk_rope; do step_round "$W" qwen3_0.6b_8l $v 1; done
+for r in 1 2; do for v in hf qk_sep qk_rope; do step_round "$W" qwen3_1.7b_6l $v $r; done; done
 if [ $((SECONDS - T0)) -lt 420 ]; then
-  for v in compile_causal compile_causal_qk_rope; do step qwen3_0.6b_8l $v 2; done
+  for v in compile_causal compile_causal_qk_rope; do step_round "$W" qwen3_0.6b_8l $v 2; done
 fi
 tail -30 "$OUT/log.txt"
