@@ -8,7 +8,7 @@ source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
 W=/tmp/s23 && mkdir -p "$W" && cp "$OUT/versions.txt" "$W/"
 T0=$SECONDS
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/log.txt"
-timeout 280 python3 device_runs/session23_compile_qk.py "$W" >> "$OUT/log.txt" 2>&1
+timeout 190 python3 device_runs/session23_compile_qk.py "$W" >> "$OUT/log.txt" 2>&1
 echo "diag rc=$? t=$((SECONDS - T0))" >> "$OUT/log.txt"
 tar -cf "$OUT/results.tar" -C "$W" .
 grep -a "median\|rc=" "$OUT/log.txt"
