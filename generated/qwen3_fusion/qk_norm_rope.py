@@ -88,7 +88,7 @@ def _qk_norm_rope_fwd_kernel(
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
-# %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_ops
+# %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_bwd
 @triton.jit
 def _qk_norm_rope_bwd_kernel(
     dy_ptr,  # gradient of y, (b, s, h, D) with any strides dy_sb, dy_ss, dy_sh (head_dim contiguous)
@@ -148,6 +148,7 @@ def _qk_norm_rope_bwd_kernel(
     tl.store(dw_partial_ptr + pid * (2 * HALF) + HALF + tl.arange(0, HALF), p2)
 
 
+# %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_ops
 def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> None:
     """One clear error naming the tensor, its shape and dtype."""
     if x.dim() != 4:
