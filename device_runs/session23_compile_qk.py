@@ -1,6 +1,6 @@
 """Session 23: why compile_causal_qk_rope ran 42-49 ms on the H200 (compile_causal: 34.6 ms), where the H100 had
-it 2% faster than compile_causal. One process, qwen3_0.6b_8l: compile_causal, then compile_causal_qk_rope with the
-shipped launch configs and with the pre-sweep configs; per variant every step's time,
+it 2% faster than compile_causal. One process, qwen3_0.6b_8l: compile_causal_qk_rope with the shipped launch
+configs, compile_causal, then compile_causal_qk_rope with the pre-sweep configs; per variant every step's time,
 the host's time to issue a step, and a profiler table over three steps.
 Usage (device): python device_runs/session23_compile_qk.py OUT_DIR    (CPU check: add --smoke)
 """
