@@ -21,14 +21,14 @@ def rotary(b: int, s: int, d: int, dtype, seed: int):
     return emb.cos().to(DEVICE, dtype), emb.sin().to(DEVICE, dtype)
 
 
-def hf_reference(x, weight, cos, sin):
+def hf_reference(x, weight, cos, sin, with_norm=False):
     """Qwen3Attention's path for q: q_norm on (b, s, h, d), transpose, apply_rotary_pos_emb."""
-    norm = Qwen3RMSNorm(x.shape[-1], eps=EPS).to(DEVICE, x.dtype)
+    norm = Qwen3RMSNorm(x.shape[-1], eps=EPS).to(DEVICE, weight.dtype)
     with torch.no_grad():
         norm.weight.copy_(weight)
     q = norm(x).transpose(1, 2)
     out, _ = apply_rotary_pos_emb(q, q, cos, sin)
-    return out.transpose(1, 2)
+    return (out.transpose(1, 2), norm) if with_norm else out.transpose(1, 2)
 
 
 def float64_reference(x, weight, cos, sin):
@@ -50,6 +50,27 @@ def test_fp16_forward_is_bitwise_hf(shape):
     y = qk_norm_rope(x, w, cos, sin, EPS)
     assert y.shape == x.shape and torch.isfinite(y).all()
     assert torch.equal(y, hf_reference(x, w, cos, sin))
+
+
+@pytest.mark.parametrize("rope_dtype", [torch.float32, torch.float16])
+def test_fp32_weight_with_fp16_x_follows_hf_promotion(rope_dtype):
+    """Autocast keeps the norm weight fp32 while q_proj's output is half: HF's output is then fp32."""
+    b, s, h, d = 2, 5, 3, 32
+    g = torch.Generator().manual_seed(23)
+    x = (torch.randn(b, s, h, d, generator=g) * 2).to(DEVICE, torch.float16).requires_grad_()
+    w = (torch.rand(d, generator=g) + 0.5).to(DEVICE).requires_grad_()
+    cos, sin = rotary(1, s, d, rope_dtype, seed=4)
+    dy = torch.randn(b, s, h, d, generator=g).to(DEVICE)
+    y = qk_norm_rope(x, w, cos, sin, EPS)
+    xr = x.detach().clone().requires_grad_()
+    ref, norm = hf_reference(xr, w.detach(), cos, sin, with_norm=True)
+    assert y.dtype == ref.dtype == torch.float32
+    assert torch.equal(y, ref)
+    y.backward(dy)
+    ref.backward(dy)
+    assert x.grad.dtype == torch.float16 and w.grad.dtype == torch.float32
+    assert (x.grad.float() - xr.grad.float()).abs().max() < 2e-3 * xr.grad.abs().max()
+    assert (w.grad - norm.weight.grad).abs().max() < 1e-4 * norm.weight.grad.abs().max()
 
 
 def test_fp32_forward_and_gradients_match_float64():
@@ -113,17 +134,20 @@ def test_bad_inputs_name_the_tensor_shape_and_dtype():
     x, w = torch.randn(1, 2, 3, 16, device=DEVICE), torch.ones(16, device=DEVICE)
     cos, sin = rotary(1, 3, 16, torch.float32, seed=0)  # seq 3 against x's 2
     with pytest.raises(
-        ValueError, match=r"cos must be \(1, 2, 16\) torch.float32, got \(1, 3, 16\)"
+        ValueError, match=r"cos must be \(1, 2, 16\) float16/bfloat16/float32, got \(1, 3, 16\)"
     ):
         qk_norm_rope(x, w, cos, sin)
     with pytest.raises(
-        ValueError, match=r"weight must be \(16,\) torch.float32, got \(16,\) torch.float16"
+        ValueError, match=r"weight must be \(16,\) float16/bfloat16/float32, got \(16,\) torch.int64"
     ):
-        qk_norm_rope(x, w.half(), *rotary(1, 2, 16, torch.float32, seed=0))
+        qk_norm_rope(x, w.long(), *rotary(1, 2, 16, torch.float32, seed=0))
+    cos, sin = rotary(1, 2, 16, torch.float32, seed=0)
+    with pytest.raises(ValueError, match=r"sin \(1, 2, 16\) torch.float16 must have one shape and dtype"):
+        qk_norm_rope(x, w, cos, sin.half())
     x2 = torch.randn(2, 2, 3, 16, device=DEVICE)  # batch 2: cos shared (1, ...), sin per sequence
     cos1, _ = rotary(1, 2, 16, torch.float32, seed=0)
     _, sin2 = rotary(2, 2, 16, torch.float32, seed=0)
-    with pytest.raises(ValueError, match=r"cos \(1, 2, 16\) and sin \(2, 2, 16\) must have one shape"):
+    with pytest.raises(ValueError, match=r"and sin \(2, 2, 16\) torch.float32 must have one shape"):
         qk_norm_rope(x2, w, cos1, sin2)
 
 

@@ -4,8 +4,10 @@
 
 Qwen3Attention normalizes each head of q and k (RMSNorm over head_dim, weight (head_dim,)) and then
 rotates it: y = x_n * cos + rotate_half(x_n) * sin. Eager runs 13 kernels per tensor; here one kernel
-reads x once and writes y once, rounding where HF rounds (x_hat, the weight product, each RoPE product
-and the sum, all in the input dtype), and a second kernel computes dx and the per-program dW partials.
+reads x once and writes y once, rounding where HF rounds and to the dtype PyTorch's type promotion gives
+there (x_hat to x's dtype, the weight product to promote(weight, x), each RoPE product and the sum to
+promote(that, cos): an fp32 weight under autocast makes the output fp32, as in HF), and a second kernel
+computes dx and the per-program dW partials.
 The forward is compiled with FMA contraction off: Triton contracts a rounded product and the add after
 it into one fma, which rounds once where HF rounds twice.
 
@@ -46,10 +48,10 @@ def _load_halves(ptr, off, cols, mask, HALF: tl.constexpr):
 @triton.jit
 def _qk_norm_rope_fwd_kernel(
     x_ptr,  # (b, s, h, D), head_dim contiguous; strides x_sb, x_ss, x_sh
-    w_ptr,  # (D,) the norm's weight, dtype of x
-    cos_ptr,  # (b or 1, s, D) dtype of x, strides cs_b (0 when shared across the batch), cs_s
+    w_ptr,  # (D,) the norm's weight
+    cos_ptr,  # (b or 1, s, D), strides cs_b (0 when shared across the batch), cs_s
     sin_ptr,
-    y_ptr,  # (rows, D) contiguous output, rows = b * s * h, dtype of x
+    y_ptr,  # (rows, D) contiguous output, rows = b * s * h, in the promoted dtype
     rstd_ptr,  # (rows,) fp32, saved for the backward
     x_sb,
     x_ss,
@@ -62,6 +64,7 @@ def _qk_norm_rope_fwd_kernel(
     eps,
     HALF: tl.constexpr,  # D // 2, a power of 2
     BLOCK_M: tl.constexpr,  # rows per program
+    NORM_DT: tl.constexpr,  # the norm's output dtype, promote(weight, x)
 ):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, HALF)[None, :]
@@ -69,22 +72,22 @@ def _qk_norm_rope_fwd_kernel(
     mask = row_mask[:, None]
     b, s, h = _token_index(rows, seq, heads)
     co = b * cs_b + s * cs_s
-    dt = x_ptr.dtype.element_ty
+    dt, ot = x_ptr.dtype.element_ty, y_ptr.dtype.element_ty
     x1, x2 = _load_halves(x_ptr, b * x_sb + s * x_ss + h * x_sh, cols, mask, HALF)
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
     # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again
-    n1 = (w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
-    n2 = (w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(dt).to(tl.float32)
+    n1 = (w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(NORM_DT).to(tl.float32)
+    n2 = (w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(NORM_DT).to(tl.float32)
     c1, c2 = _load_halves(cos_ptr, co, cols, mask, HALF)
     s1, s2 = _load_halves(sin_ptr, co, cols, mask, HALF)
     # apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, each product and the sum rounded
-    y1 = (n1 * c1).to(dt).to(tl.float32) + (-n2 * s1).to(dt).to(tl.float32)
-    y2 = (n2 * c2).to(dt).to(tl.float32) + (n1 * s2).to(dt).to(tl.float32)
+    y1 = (n1 * c1).to(ot).to(tl.float32) + (-n2 * s1).to(ot).to(tl.float32)
+    y2 = (n2 * c2).to(ot).to(tl.float32) + (n1 * s2).to(ot).to(tl.float32)
     yo = rows.to(tl.int64)[:, None] * (2 * HALF)
-    tl.store(y_ptr + yo + cols, y1.to(dt), mask=mask)
-    tl.store(y_ptr + yo + HALF + cols, y2.to(dt), mask=mask)
+    tl.store(y_ptr + yo + cols, y1.to(ot), mask=mask)
+    tl.store(y_ptr + yo + HALF + cols, y2.to(ot), mask=mask)
     tl.store(rstd_ptr + rows, rstd, mask=row_mask)
 
 
@@ -149,30 +152,43 @@ def _qk_norm_rope_bwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_ops
+_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32}
+
+
 def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> None:
     """One clear error naming the tensor, its shape and dtype."""
-    if x.dim() != 4:
+    if x.dim() != 4 or x.dtype not in _TL:
         raise ValueError(
-            f"qk_norm_rope: x must be (batch, seq, heads, head_dim), got {tuple(x.shape)} {x.dtype}"
+            "qk_norm_rope: x must be (batch, seq, heads, head_dim) float16/bfloat16/float32, "
+            f"got {tuple(x.shape)} {x.dtype}"
         )
     d = x.shape[-1]
     if d < 2 or d & (d - 1):
         raise ValueError(f"qk_norm_rope: head_dim must be a power of 2, got x {tuple(x.shape)}")
-    if weight.shape != (d,) or weight.dtype != x.dtype:
+    if weight.shape != (d,) or weight.dtype not in _TL:
         raise ValueError(
-            f"qk_norm_rope: weight must be ({d},) {x.dtype}, got {tuple(weight.shape)} {weight.dtype}"
+            f"qk_norm_rope: weight must be ({d},) float16/bfloat16/float32, "
+            f"got {tuple(weight.shape)} {weight.dtype}"
         )
     want = (x.shape[0], x.shape[1], d)
     shared = (1, x.shape[1], d)  # one batch row of positions, broadcast as HF does
     for name, t in (("cos", cos), ("sin", sin)):
-        if tuple(t.shape) not in (want, shared) or t.dtype != x.dtype:
+        if tuple(t.shape) not in (want, shared) or t.dtype not in _TL:
             raise ValueError(
-                f"qk_norm_rope: {name} must be {want} {x.dtype}, got {tuple(t.shape)} {t.dtype}"
+                f"qk_norm_rope: {name} must be {want} float16/bfloat16/float32, "
+                f"got {tuple(t.shape)} {t.dtype}"
             )
-    if cos.shape != sin.shape:  # the kernels read both with cos's strides
+    if cos.shape != sin.shape or cos.dtype != sin.dtype:  # the kernels read both alike
         raise ValueError(
-            f"qk_norm_rope: cos {tuple(cos.shape)} and sin {tuple(sin.shape)} must have one shape"
+            f"qk_norm_rope: cos {tuple(cos.shape)} {cos.dtype} and sin {tuple(sin.shape)} "
+            f"{sin.dtype} must have one shape and dtype"
         )
+
+
+def _dtypes(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor) -> tuple:
+    """(norm dtype, output dtype) by PyTorch's promotion, as HF's `weight * x_hat` and `q * cos` give them."""
+    norm = torch.promote_types(weight.dtype, x.dtype)
+    return norm, torch.promote_types(norm, cos.dtype)
 
 
 # from the H200 sweep at q of 4 x 2048 x 16 x 128 (post 2 7.4): forward 8 rows a program; backward
@@ -209,7 +225,8 @@ def qk_norm_rope_fwd_op(
     b, s, h, d = x.shape
     x = _head_major(x)
     cos, sin, cs_b, cs_s = _cos_sin(cos, sin)
-    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    norm_dt, out_dt = _dtypes(x, weight, cos)
+    y = torch.empty(x.shape, dtype=out_dt, device=x.device)
     rows = b * s * h
     rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
     _qk_norm_rope_fwd_kernel[(triton.cdiv(rows, BLOCK_M),)](
@@ -228,6 +245,7 @@ def qk_norm_rope_fwd_op(
         eps,
         HALF=d // 2,
         BLOCK_M=BLOCK_M,
+        NORM_DT=_TL[norm_dt],
         enable_fp_fusion=False,  # round each product, as HF does
     )
     return y, rstd
@@ -236,7 +254,7 @@ def qk_norm_rope_fwd_op(
 @qk_norm_rope_fwd_op.register_fake
 def _(x, weight, cos, sin, eps):
     _check(x, weight, cos, sin)
-    y = torch.empty_like(x, memory_format=torch.contiguous_format)
+    y = torch.empty_like(x, dtype=_dtypes(x, weight, cos)[1], memory_format=torch.contiguous_format)
     return y, x.new_empty(x.numel() // x.shape[-1], dtype=torch.float32)
 
 
