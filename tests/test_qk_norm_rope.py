@@ -202,3 +202,33 @@ def test_custom_ops_pass_opcheck_and_compile_whole():
     compiled(xc, w).backward(dy)
     qk_norm_rope(x, w, cos, sin, EPS).backward(dy)
     assert torch.equal(xc.grad, x.grad)
+
+
+@pytest.mark.skipif(DEVICE == "cpu", reason="the cached launch exists only on a GPU")
+def test_cached_launch_matches_triton_launch(monkeypatch):
+    """Both kernels through the cached launcher: same bits as Triton's own launch, the rounding switch
+    (weight in x's dtype or fp32) and the FMA option each picking its own compiled kernel."""
+    import qwen3_fusion.launcher as launcher
+
+    b, s, h, d = 2, 33, 3, 64
+    g = torch.Generator().manual_seed(5)
+    x = (torch.randn(b, s, h, d, generator=g) * 2).to(DEVICE, torch.bfloat16)
+    cos, sin = rotary(1, s, d, torch.bfloat16, seed=6)
+    dy = torch.randn(b, h, s, d, generator=g).to(DEVICE, torch.bfloat16).transpose(1, 2)
+    weights = [
+        (torch.rand(d, generator=g) + 0.5).to(DEVICE, dt) for dt in (torch.bfloat16, torch.float32)
+    ]
+    results = {}
+    for fast in (False, True, True):  # Triton's path; then a first and a cached call
+        monkeypatch.setattr(launcher, "_FAST", fast)
+        for i, w in enumerate(weights):
+            xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+            y = qk_norm_rope(xg, wg, cos, sin, EPS)
+            y.backward(dy)
+            got = (y, xg.grad, wg.grad)
+            if i in results:
+                assert all(torch.equal(p, q) for p, q in zip(got, results[i], strict=True))
+            results[i] = got
+    assert torch.equal(results[0][0], hf_reference(x, weights[0], cos, sin))
+    assert torch.equal(results[1][0], hf_reference(x, weights[1], cos, sin))
+    assert launcher._compiled, "no kernel was cached"

@@ -61,13 +61,18 @@ def _hooks_off() -> bool:
     return all(h is None or not getattr(h, "calls", True) for h in hooks)
 
 
-def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -> None:
-    """kernel[grid](*args, **constexprs, num_warps=num_warps), with constexprs given in the
-    kernel's parameter order after the positional args."""
+def launch(
+    kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int, options: dict | None = None
+) -> None:
+    """kernel[grid](*args, **constexprs, num_warps=num_warps, **options), with constexprs given in
+    the kernel's parameter order after the positional args; options are compile options such as
+    enable_fp_fusion."""
     global _FAST
+    options = options or {}
     index = args[0].device.index
     if _FAST and index == _get_device():
-        key = (kernel, index, num_warps, *map(_spec, args), *constexprs.values())
+        key = (kernel, index, num_warps, *sorted(options.items()), *map(_spec, args),
+               *constexprs.values())  # fmt: skip
         ck = _compiled.get(key)
         if ck is not None and _hooks_off():
             try:  # what JITFunction.run does after its cache lookup, with no launch metadata
@@ -79,7 +84,7 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
                 _FAST = False
                 _compiled.clear()
         try:
-            ck = kernel[grid](*args, **constexprs, num_warps=num_warps)
+            ck = kernel[grid](*args, **constexprs, num_warps=num_warps, **options)
             usable = ck.function is not None and hasattr(ck, "packed_metadata")
             if _FAST and _hooks_off() and usable:
                 _compiled[key] = ck
@@ -88,6 +93,6 @@ def launch(kernel, grid: tuple, args: tuple, constexprs: dict, num_warps: int) -
         return
     if args[0].is_cuda and index != torch.cuda.current_device():
         with torch.cuda.device(index):  # Triton launches on the current device
-            kernel[grid](*args, **constexprs, num_warps=num_warps)
+            kernel[grid](*args, **constexprs, num_warps=num_warps, **options)
         return
-    kernel[grid](*args, **constexprs, num_warps=num_warps)
+    kernel[grid](*args, **constexprs, num_warps=num_warps, **options)

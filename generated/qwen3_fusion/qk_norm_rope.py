@@ -9,7 +9,9 @@ there (x_hat to x's dtype, the weight product to promote(weight, x), each RoPE p
 promote(that, cos): an fp32 weight under autocast makes the output fp32, as in HF), and a second kernel
 computes dx and the per-program dW partials.
 The forward is compiled with FMA contraction off: Triton contracts a rounded product and the add after
-it into one fma, which rounds once where HF rounds twice.
+it into one fma, which rounds once where HF rounds twice. Both kernels launch through
+qwen3_fusion.launcher, which skips Triton's per-call argument binding on repeat launches: a training
+step calls these ops four times a layer, and under torch.compile that host time is the op's cost.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§七); every block below is marked with its chunk.
 """
@@ -26,6 +28,8 @@ __all__ = [
 import torch
 import triton
 import triton.language as tl
+
+from qwen3_fusion.launcher import launch
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_fwd
@@ -64,7 +68,7 @@ def _qk_norm_rope_fwd_kernel(
     eps,
     HALF: tl.constexpr,  # D // 2, a power of 2
     BLOCK_M: tl.constexpr,  # rows per program
-    NORM_DT: tl.constexpr,  # the norm's output dtype, promote(weight, x)
+    ROUND_NORM: tl.constexpr,  # the weight has x's dtype, so HF rounds the norm's output to it
 ):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, HALF)[None, :]
@@ -77,9 +81,12 @@ def _qk_norm_rope_fwd_kernel(
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
     w2 = tl.load(w_ptr + HALF + cols).to(tl.float32)
-    # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again
-    n1 = (w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)).to(NORM_DT).to(tl.float32)
-    n2 = (w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)).to(NORM_DT).to(tl.float32)
+    # Qwen3RMSNorm: x_hat rounded to the input dtype, then the weight product rounded again, to
+    # x's dtype; an fp32 weight (autocast) makes that product fp32, which needs no rounding
+    n1 = w1 * (x1 * rstd[:, None]).to(dt).to(tl.float32)
+    n2 = w2 * (x2 * rstd[:, None]).to(dt).to(tl.float32)
+    if ROUND_NORM:
+        n1, n2 = n1.to(dt).to(tl.float32), n2.to(dt).to(tl.float32)
     c1, c2 = _load_halves(cos_ptr, co, cols, mask, HALF)
     s1, s2 = _load_halves(sin_ptr, co, cols, mask, HALF)
     # apply_rotary_pos_emb: x * cos + rotate_half(x) * sin, each product and the sum rounded
@@ -152,7 +159,7 @@ def _qk_norm_rope_bwd_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::qk_norm_rope_ops
-_TL = {torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32}
+_TL = (torch.float16, torch.bfloat16, torch.float32)
 
 
 def _check(x: torch.Tensor, weight: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> None:
@@ -229,24 +236,13 @@ def qk_norm_rope_fwd_op(
     y = torch.empty(x.shape, dtype=out_dt, device=x.device)
     rows = b * s * h
     rstd = torch.empty(rows, dtype=torch.float32, device=x.device)
-    _qk_norm_rope_fwd_kernel[(triton.cdiv(rows, BLOCK_M),)](
-        x,
-        weight.contiguous(),
-        cos,
-        sin,
-        y,
-        rstd,
-        *x.stride()[:3],
-        cs_b,
-        cs_s,
-        rows,
-        s,
-        h,
-        eps,
-        HALF=d // 2,
-        BLOCK_M=BLOCK_M,
-        NORM_DT=_TL[norm_dt],
-        enable_fp_fusion=False,  # round each product, as HF does
+    launch(
+        _qk_norm_rope_fwd_kernel,
+        (triton.cdiv(rows, BLOCK_M),),
+        (x, weight.contiguous(), cos, sin, y, rstd, *x.stride()[:3], cs_b, cs_s, rows, s, h, eps),
+        dict(HALF=d // 2, BLOCK_M=BLOCK_M, ROUND_NORM=norm_dt == x.dtype),
+        4,
+        options=dict(enable_fp_fusion=False),  # round each product, as HF does
     )
     return y, rstd
 
@@ -275,26 +271,10 @@ def qk_norm_rope_bwd_op(
     dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     programs = _programs(triton.cdiv(rows, BWD_BLOCK_M), x.device)
     partial = torch.empty(programs, d, dtype=torch.float32, device=x.device)
-    _qk_norm_rope_bwd_kernel[(programs,)](
-        dy,
-        x,
-        weight.contiguous(),
-        cos,
-        sin,
-        rstd,
-        dx,
-        partial,
-        *dy.stride()[:3],
-        *x.stride()[:3],
-        cs_b,
-        cs_s,
-        rows,
-        s,
-        h,
-        HALF=d // 2,
-        BLOCK_M=BWD_BLOCK_M,
-        num_warps=BWD_WARPS,
-    )
+    args = (dy, x, weight.contiguous(), cos, sin, rstd, dx, partial, *dy.stride()[:3],
+            *x.stride()[:3], cs_b, cs_s, rows, s, h)  # fmt: skip
+    launch(_qk_norm_rope_bwd_kernel, (programs,), args, dict(HALF=d // 2, BLOCK_M=BWD_BLOCK_M),
+           BWD_WARPS)  # fmt: skip
     return dx, partial.sum(0).to(weight.dtype)
 
 
