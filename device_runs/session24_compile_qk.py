@@ -5,7 +5,7 @@ the H100 had it 2% faster than compile_causal. One process, qwen3_0.6b_8l, in th
   2. compile_causal_qk_rope (cached launch, shipped configs), compile_causal, compile_causal_qk_rope with
      Triton's own launch, then with the pre-sweep configs: every step's time, the host's time to issue a step,
      and a profiler table over three steps.
-Writes OUT_DIR/h200_qk_compile_diag.json (meta: GPU, versions, date, command) and compile_qk_diag.txt.
+Writes OUT_DIR/<gpu>_qk_compile_diag.json (meta: GPU, versions, date, command) and compile_qk_diag.txt.
 Usage (device): python device_runs/session24_compile_qk.py OUT_DIR    (CPU check: add --smoke)
 """
 import sys
@@ -94,6 +94,6 @@ for variant, conf, fast in runs:
         del model, opt
     if not bc.SMOKE:
         torch.cuda.empty_cache()
-    bc.write_json(res, f"{out}/h200_qk_compile_diag.json")  # what finished survives a timeout
+    bc.write_json(res, f"{out}/{bc.gpu_slug(res['meta']['gpu'])}_qk_compile_diag.json")  # what finished survives a timeout
 launcher._FAST = FAST
 say("done")
