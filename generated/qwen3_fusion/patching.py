@@ -15,8 +15,10 @@ __all__ = [
 
 # %% src_literate/post2_triton_rmsnorm.pmd::patching_imports
 from torch import nn
+from transformers.models.qwen3 import modeling_qwen3 as mq
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
 
+from qwen3_fusion.qk_norm_rope import qk_norm_rope
 from qwen3_fusion.rmsnorm import TritonRMSNorm
 
 
@@ -66,11 +68,8 @@ def _fused_attention_forward(
 ):
     """Qwen3Attention.forward with q_norm, k_norm and RoPE fused, for training: a KV cache that a
     training forward is handed (HF builds one unless use_cache=False) is left untouched; in eval
-    mode a cache is refused, since generation would need it filled."""
-    from transformers.models.qwen3 import modeling_qwen3 as mq
-
-    from qwen3_fusion.qk_norm_rope import qk_norm_rope
-
+    mode a cache is refused, since generation would need it filled. Nothing is imported in here:
+    under torch 2.11, Dynamo breaks the graph at an import of transformers' lazy modules."""
     caches = [kwargs.pop(k, None) for k in ("cache", "past_key_values")]
     if args or (not self.training and any(c is not None for c in caches)):
         raise ValueError(
