@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Session 25, first call (H200): (1) the GPU-only tests of the q/k op and the cached launcher, on the H200 this time
+# (session 24 ran them on an H100); (2) compile_causal against compile_causal_qk_rope after the graph-break fix,
+# three interleaved rounds (a fresh process each), qwen3_0.6b_8l, then steps_to_json.py on the device's own meta.
+# Usage (device, carry [".whl"]): bash device_runs/session25.sh
+set -u
+source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
+W=/tmp/s25 && mkdir -p "$W" && cp "$OUT/versions.txt" "$W/"
+T0=$SECONDS
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/log.txt"
+timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_qk_norm_rope.py \
+  "tests/test_rmsnorm.py::test_cached_launch_matches_triton_launch" > "$OUT/pytest_gpu.txt" 2>&1
+echo "pytest rc=$? t=$((SECONDS - T0))" >> "$OUT/log.txt"
+python3 -c "import json; from qwen3_fusion import bench_common as bc; print(json.dumps({'meta': bc.environment('meta')}))" > "$W/meta.json"
+for r in 1 2 3; do for v in compile_causal compile_causal_qk_rope; do step_round "$W" qwen3_0.6b_8l $v $r; done; done
+python3 device_runs/steps_to_json.py "$W" "$W/qk_rope_compile_steps.json" \
+  "python -m qwen3_fusion.train_step --config qwen3_0.6b_8l --variant {compile_causal,compile_causal_qk_rope}, 3 interleaved rounds" "$W/meta.json" >> "$OUT/log.txt" 2>&1
+tar -cf "$OUT/results.tar" -C "$W" .
+tail -3 "$OUT/pytest_gpu.txt"; tail -12 "$OUT/log.txt"; grep -h "median step" "$W"/step_*.txt
