@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 25, first call (H200): (1) the GPU-only tests of the q/k op and the cached launcher, on the H200 this time
 # (session 24 ran them on an H100); (2) compile_causal against compile_causal_qk_rope after the graph-break fix,
-# three interleaved rounds (a fresh process each), qwen3_0.6b_8l, then steps_to_json.py on the device's own meta.
+# three interleaved rounds (a fresh process each), qwen3_0.6b_8l, then steps_to_json.py on the device's own meta;
+# (3) post 1's scan with --inductor cuda at 8 layers (the step runs' depth).
 # Usage (device, carry [".whl"]): bash device_runs/session25.sh
 set -u
 source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
@@ -15,5 +16,9 @@ python3 -c "import json; from qwen3_fusion import bench_common as bc; print(json
 for r in 1 2 3; do for v in compile_causal compile_causal_qk_rope; do step_round "$W" qwen3_0.6b_8l $v $r; done; done
 python3 device_runs/steps_to_json.py "$W" "$W/qk_rope_compile_steps.json" \
   "python -m qwen3_fusion.train_step --config qwen3_0.6b_8l --variant {compile_causal,compile_causal_qk_rope}, 3 interleaved rounds" "$W/meta.json" >> "$OUT/log.txt" 2>&1
+tar -cf "$OUT/results.tar" -C "$W" .
+# (3) the training-step scan at the depth of the step runs (8 layers), with Inductor's verdict per candidate
+timeout 200 qwen3-fusion-scan --config qwen3-0.6b --layers 8 --seq 2048 --batch 4 --device meta --train --inductor cuda --json \
+  > "$W/scan_8l.json" 2> "$W/scan_8l.err"; echo "scan rc=$? t=$((SECONDS - T0))" >> "$OUT/log.txt"
 tar -cf "$OUT/results.tar" -C "$W" .
 tail -3 "$OUT/pytest_gpu.txt"; tail -12 "$OUT/log.txt"; grep -h "median step" "$W"/step_*.txt
