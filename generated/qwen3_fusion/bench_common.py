@@ -19,6 +19,7 @@ __all__ = [
     "gpu_slug",
     "graph_ms",
     "header",
+    "host_cpu",
     "host_us",
     "median_ms",
     "spread",
@@ -76,8 +77,18 @@ def version(pkg: str) -> str:
         return "not installed"
 
 
+def host_cpu() -> str:
+    """The host CPU's model name (host-time figures depend on it), or the platform's word for it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        return names[0]
+    except (OSError, IndexError):
+        return platform.processor() or "unknown"
+
+
 def environment(command: str) -> dict:
-    """GPU, driver, library versions, date and command: the meta block of every section."""
+    """GPU, host CPU, driver, library versions, date and command: the meta block of every section."""
     if SMOKE:
         gpu, sms, driver, cuda = "smoke-cpu", 1, "none", None
     else:
@@ -89,7 +100,7 @@ def environment(command: str) -> dict:
         except (OSError, IndexError, subprocess.SubprocessError):
             driver = "unknown"
     return {
-        "gpu": gpu, "sm_count": sms, "driver": driver, "cuda": cuda, "torch": torch.__version__,
+        "gpu": gpu, "sm_count": sms, "cpu": host_cpu(), "driver": driver, "cuda": cuda, "torch": torch.__version__,
         "triton": version("triton"), "transformers": version("transformers"),
         "liger_kernel": version("liger-kernel"), "python": platform.python_version(),
         "date": datetime.date.today().isoformat(), "command": command,
