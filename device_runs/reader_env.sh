@@ -25,3 +25,15 @@ step_round() {
   echo "$2 $3 r$4 rc=$? $(date -u +%T) t=$((SECONDS - ${T0:-0}))" >> "$OUT/log.txt"
   tar -cf "$OUT/results.tar" -C "$1" .
 }
+
+# compiled_pair_rounds DIR: compile_causal against compile_causal_qk_rope at qwen3_0.6b_8l, three interleaved
+# rounds (a fresh process each, via step_round), then DIR/qk_rope_compile_steps.json by steps_to_json.py with
+# the device's own meta; the caller sets T0
+compiled_pair_rounds() {
+  python3 -c "import json; from qwen3_fusion import bench_common as bc; print(json.dumps({'meta': bc.environment('meta')}))" > "$1/meta.json"
+  local r v
+  for r in 1 2 3; do for v in compile_causal compile_causal_qk_rope; do step_round "$1" qwen3_0.6b_8l $v $r; done; done
+  python3 device_runs/steps_to_json.py "$1" "$1/qk_rope_compile_steps.json" \
+    "python -m qwen3_fusion.train_step --config qwen3_0.6b_8l --variant {compile_causal,compile_causal_qk_rope}, 3 interleaved rounds" "$1/meta.json" >> "$OUT/log.txt" 2>&1
+  tar -cf "$OUT/results.tar" -C "$1" .
+}

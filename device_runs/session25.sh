@@ -12,11 +12,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu -
 timeout 150 python3 -m pytest -q -p no:cacheprovider tests/test_qk_norm_rope.py \
   "tests/test_rmsnorm.py::test_cached_launch_matches_triton_launch" > "$OUT/pytest_gpu.txt" 2>&1
 echo "pytest rc=$? t=$((SECONDS - T0))" >> "$OUT/log.txt"
-python3 -c "import json; from qwen3_fusion import bench_common as bc; print(json.dumps({'meta': bc.environment('meta')}))" > "$W/meta.json"
-for r in 1 2 3; do for v in compile_causal compile_causal_qk_rope; do step_round "$W" qwen3_0.6b_8l $v $r; done; done
-python3 device_runs/steps_to_json.py "$W" "$W/qk_rope_compile_steps.json" \
-  "python -m qwen3_fusion.train_step --config qwen3_0.6b_8l --variant {compile_causal,compile_causal_qk_rope}, 3 interleaved rounds" "$W/meta.json" >> "$OUT/log.txt" 2>&1
-tar -cf "$OUT/results.tar" -C "$W" .
+compiled_pair_rounds "$W"
 # (3) the training-step scan at the depth of the step runs (8 layers), with Inductor's verdict per candidate
 timeout 200 qwen3-fusion-scan --config qwen3-0.6b --layers 8 --seq 2048 --batch 4 --device meta --train --inductor cuda --json \
   > "$W/scan_8l.json" 2> "$W/scan_8l.err"; echo "scan rc=$? t=$((SECONDS - T0))" >> "$OUT/log.txt"
