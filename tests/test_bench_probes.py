@@ -18,7 +18,7 @@ ENV = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO / "generated"))
 def probes(tmp_path_factory):
     out = tmp_path_factory.mktemp("probes")
     cmd = [sys.executable, "-m", "qwen3_fusion.bench", "--smoke", "--out", str(out),
-           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op,bwd_split,qk_rope"]  # fmt: skip
+           "--probe", "multistage,unseen,casts,in_flight,by_class,sdpa_mask,liger_groups,step_host,triton_op,bwd_split,qk_rope,atomic_dw"]  # fmt: skip
     run = subprocess.run(cmd, cwd=out, env=ENV, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     from qwen3_fusion.bench_probes import PROBE_FILES
@@ -181,3 +181,13 @@ def test_step_probes_time_every_row_and_keep_the_triton_op_pair_exact(probes):
     assert [r["variant"] for r in top["rows"]] == ["compile", "compile_ours"]
     # the same seeded weights and tokens: both compiled models start from the same loss
     assert abs(top["rows"][0]["losses_first3"][0] - top["rows"][1]["losses_first3"][0]) < 1e-2
+
+
+def test_atomic_dw_matches_two_stage_dx_and_dw_to_rounding(probes):
+    (row,) = probes["atomic_dw"]["rows"]
+    assert (row["rows"], row["n"], row["runs"]) == (64, 128, 20)
+    assert row["dx_equal"]  # only the dW step differs between the two kernels
+    assert row["two_stage_distinct_dw"] == 1  # the fixed-order sum repeats bit for bit
+    assert 1 <= row["atomic_distinct_dw"] <= row["runs"]
+    assert row["dw_max_rel_diff"] < 2**-6  # bf16 dW: a different fp32 order moves it by an ulp at most
+    assert row["two_stage_us"] > 0 and row["atomic_us"] > 0

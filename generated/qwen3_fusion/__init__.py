@@ -6,6 +6,7 @@ Modules (import the one you need; importing the package loads nothing):
 
     qwen3_fusion.bench                <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_artifacts      <- src_literate/post2_triton_rmsnorm.pmd
+    qwen3_fusion.bench_atomic         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_common         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_norms          <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.bench_probes         <- src_literate/post2_triton_rmsnorm.pmd
@@ -35,6 +36,7 @@ __version__ = "0.2.0"  # [project] version of pyproject.toml
 __all__ = [
     "bench",
     "bench_artifacts",
+    "bench_atomic",
     "bench_common",
     "bench_norms",
     "bench_probes",

@@ -19,6 +19,8 @@ liger_groups, step_host, triton_op
             training-step probes of qwen3_fusion.bench_steps (see its docstring)
 bwd_split   each backward's GPU time per kernel at the bench's bf16 shapes (qwen3_fusion.bench_split)
 qk_rope     q/k norm + RoPE: HF eager, torch.compile and the fused kernels (qwen3_fusion.bench_qk_rope)
+atomic_dw   our backward with dW summed by tl.atomic_add instead of two stages: time and run-to-run
+            distinct dW results (qwen3_fusion.bench_atomic)
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
@@ -55,7 +57,7 @@ UNSEEN_WIDTHS = (768, 1536, 3584, 6144, 8192)
 PROBE_FILES = {"multistage": "compile_multistage", "unseen": "unseen_shapes", "casts": "emulate_casts",
                "in_flight": "backward_probe", "by_class": "kernels_by_class", "sdpa_mask": "sdpa_mask",
                "liger_groups": "liger_groups", "step_host": "step_host", "triton_op": "triton_op",
-               "bwd_split": "backward_split", "qk_rope": "qk_norm_rope"}  # fmt: skip
+               "bwd_split": "backward_split", "qk_rope": "qk_norm_rope", "atomic_dw": "atomic_dw"}  # fmt: skip
 
 
 def _timed(impl, x, w, dy, ref, ceiling, log, **tags) -> list:
@@ -440,6 +442,7 @@ def _lazy_probe(module: str, name: str):
 PROBES = {"multistage": multistage, "unseen": unseen, "casts": casts, "in_flight": in_flight,
           "by_class": by_class, "sdpa_mask": sdpa_mask,
           "bwd_split": _lazy_probe("bench_split", "bwd_split"), "qk_rope": _lazy_probe("bench_qk_rope", "qk_rope"),
+          "atomic_dw": _lazy_probe("bench_atomic", "atomic_dw"),
           **{name: _lazy_probe("bench_steps", name) for name in ("liger_groups", "step_host", "triton_op")}}  # fmt: skip
 
 
