@@ -5,14 +5,14 @@
 The same persistent backward, but each program adds its fp32 dW row into one fp32 vector with
 tl.atomic_add (zeroed first, cast to the weight's dtype after) instead of writing a partial row for
 a second kernel to sum. At every bf16 shape of the kernel tables: both graph-timed, and how many
-distinct dW results RUNS calls of each give on the same inputs (the atomic order varies run to run).
+distinct dW results ATOMIC_RUNS calls of each give on the same inputs (the atomic order varies run to run).
 Tiles, stages and program counts are the package's, so only the dW step differs.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
 
 __all__ = [
-    "RUNS",
+    "ATOMIC_RUNS",
     "atomic_backward",
     "atomic_dw",
 ]
@@ -27,7 +27,7 @@ import triton.language as tl
 
 from qwen3_fusion import bench_common as bc
 
-RUNS = 20
+ATOMIC_RUNS = 20
 
 
 @triton.jit
@@ -81,11 +81,11 @@ def atomic_dw(log=print) -> dict:
     for m, n, dtype in [s for s in shapes if s[2] == torch.bfloat16]:
         x, w, dy = norms.rmsnorm_inputs(m, n, dtype)
         rstd = rms_norm_forward(x, w)[1]
-        ours = [rms_norm_backward(dy, x, w, rstd) for _ in range(RUNS)]
-        atom = [atomic_backward(dy, x, w, rstd) for _ in range(RUNS)]
+        ours = [rms_norm_backward(dy, x, w, rstd) for _ in range(ATOMIC_RUNS)]
+        atom = [atomic_backward(dy, x, w, rstd) for _ in range(ATOMIC_RUNS)]
         scale = ours[0][1].float().abs().max().item()
         row = {
-            "rows": m, "n": n, "dtype": "bfloat16", "runs": RUNS,
+            "rows": m, "n": n, "dtype": "bfloat16", "runs": ATOMIC_RUNS,
             "two_stage_us": 1e3 * bc.graph_ms(functools.partial(rms_norm_backward, dy, x, w, rstd)),
             "atomic_us": 1e3 * bc.graph_ms(functools.partial(atomic_backward, dy, x, w, rstd)),
             "two_stage_distinct_dw": _distinct(d[1] for d in ours),
