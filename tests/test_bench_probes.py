@@ -188,6 +188,6 @@ def test_atomic_dw_matches_two_stage_dx_and_dw_to_rounding(probes):
     assert (row["rows"], row["n"], row["runs"]) == (64, 128, 20)
     assert row["dx_equal"]  # only the dW step differs between the two kernels
     assert row["two_stage_distinct_dw"] == 1  # the fixed-order sum repeats bit for bit
-    assert 1 <= row["atomic_distinct_dw"] <= row["runs"]
-    assert row["dw_max_rel_diff"] < 2**-6  # bf16 dW: a different fp32 order moves it by an ulp at most
+    # bf16 dW: another fp32 summation order moves an element by a bf16 rounding step or two at most
+    assert row["dw_max_rel_diff"] < 2**-6
     assert row["two_stage_us"] > 0 and row["atomic_us"] > 0

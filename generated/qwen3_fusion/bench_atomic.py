@@ -58,6 +58,10 @@ def atomic_backward(dy, x, w, rstd):
     """dx, dW of contiguous (M, N) rows with the atomic dW: memset, one kernel, a cast."""
     from qwen3_fusion.rmsnorm import _plan
 
+    if not (x.is_contiguous() and dy.is_contiguous()):  # the kernel's offsets assume row stride N
+        raise ValueError(
+            f"atomic_backward: contiguous (M, N) x and dy only, got strides {x.stride()} and {dy.stride()}"
+        )
     n_rows, n_cols = x.shape
     block_m, block_n, warps, stages, programs = _plan(n_cols, x.dtype, dy.dtype, True, x.device)
     n_prog = max(1, min(triton.cdiv(n_rows, block_m), programs))  # as rms_norm_backward
