@@ -6,7 +6,8 @@ The same persistent backward, but each program adds its fp32 dW row into one fp3
 tl.atomic_add (zeroed first, cast to the weight's dtype after) instead of writing a partial row for
 a second kernel to sum. At every bf16 shape of the kernel tables: both graph-timed, and how many
 distinct dW results ATOMIC_RUNS calls of each give on the same inputs (the atomic order varies run to run).
-Tiles, stages and program counts are the package's, so only the dW step differs.
+The loop is rms_norm_backward's kernel rewritten for contiguous rows (no VEC; the bench widths divide
+by 16, so Triton still proves 16-byte rows); tiles, stages and program counts are the package's.
 
 Tangled from src_literate/post2_triton_rmsnorm.pmd (§六); every block below is marked with its chunk.
 """
