@@ -56,7 +56,7 @@ def rms_bwd(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch
     wrap_triton(R._rmsnorm_bwd_kernel)[(n_prog,)](
         dy2, x2, weight.contiguous(), rstd.reshape(-1), dx, partial, n_rows, n_cols // vec, n_cols // vec,
         n_cols // vec, n_cols // vec, BLOCK_M=plan[0], BLOCK_N=plan[1], VEC=vec, NUM_STAGES=plan[3],
-        COMPUTE_DW=True, num_warps=plan[2])  # fmt: skip
+        COMPUTE_DW=True, ATOMIC_DW=False, num_warps=plan[2])  # fmt: skip
     dw = torch.empty(n_cols, dtype=weight.dtype, device=x.device)
     block_n = min(64, max(16, triton.next_power_of_2(n_cols) // 8))
     wrap_triton(R._rmsnorm_dw_kernel)[(triton.cdiv(n_cols, block_n),)](

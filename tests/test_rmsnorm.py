@@ -241,6 +241,24 @@ def test_dw_is_bitwise_deterministic():
         assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape", [(37, 128), (5, 300), (2, 3, 96)])
+def test_atomic_dw_matches_reference(dtype, shape):
+    x, w, dy = make_inputs(shape, dtype, seed=3)
+    _, rstd = rms_norm_forward(x, w, EPS)
+    dx, dw = rms_norm_backward(dy, x, w, rstd, atomic_dw=True)
+    two_stage = rms_norm_backward(dy, x, w, rstd)
+    assert dw.dtype == w.dtype and dw.shape == w.shape
+    assert torch.equal(dx, two_stage[0]), "only the dW step may differ"
+    ref = reference(x, w, dy)
+    assert_close("dw", dw, ref["dw"][0], ref["dw"][1], [x.dtype, w.dtype])
+    with pytest.raises(ValueError, match="atomic_dw=True takes no dw_partial"):
+        rms_norm_backward(
+            dy, x, w, rstd, atomic_dw=True, dw_partial=torch.zeros(2, shape[-1], device=DEVICE)
+        )
+    assert rms_norm_backward(dy, x, w, rstd, atomic_dw=True, compute_dw=False)[1] is None
+
+
 def test_torch_formula_matches_triton_backward():
     x, w, dy = make_inputs((9, 200), torch.float32)
     _, rstd = rms_norm_forward(x, w, EPS)

@@ -195,7 +195,7 @@ def triton_op_pair():
         wrap_triton(R._rmsnorm_bwd_kernel)[(n_prog,)](
             dy2, x2, weight.contiguous(), rstd.reshape(-1), dx, partial, n_rows, n_cols // v, n_cols // v,
             n_cols // v, n_cols // v, BLOCK_M=block_m, BLOCK_N=block_n, VEC=v, NUM_STAGES=stages,
-            COMPUTE_DW=True, num_warps=warps)  # fmt: skip
+            COMPUTE_DW=True, ATOMIC_DW=False, num_warps=warps)  # fmt: skip
         dw = torch.empty(n_cols, dtype=weight.dtype, device=x.device)
         dw_block = min(64, max(16, triton.next_power_of_2(n_cols) // 8))  # as rms_norm_backward
         wrap_triton(R._rmsnorm_dw_kernel)[(triton.cdiv(n_cols, dw_block),)](

@@ -271,6 +271,7 @@ def _rmsnorm_bwd_kernel(
     VEC: tl.constexpr,  # as in the forward: proves 16-byte aligned rows
     NUM_STAGES: tl.constexpr,  # loop steps whose loads are in flight at once
     COMPUTE_DW: tl.constexpr,  # False when the weight needs no gradient: no dW work at all
+    ATOMIC_DW: tl.constexpr,  # add into one zeroed fp32 row instead: no second kernel, order varies
 ):
     n_cols = n_cols_v * VEC
     dy_row_stride, x_row_stride = dy_row_stride_v * VEC, x_row_stride_v * VEC
@@ -299,7 +300,9 @@ def _rmsnorm_bwd_kernel(
         tl.store(dx_ptr + r64 * dx_row_stride + cols[None, :], dx, mask=mask)
         if COMPUTE_DW:  # dW sees x_hat rounded to the input dtype, as HF's autograd does
             dw_acc += tl.sum(dy * x_hat.to(x_ptr.dtype.element_ty).to(tl.float32), axis=0)
-    if COMPUTE_DW:
+    if COMPUTE_DW and ATOMIC_DW:  # programs land in whatever order they finish
+        tl.atomic_add(dw_partial_ptr + cols, dw_acc, mask=col_mask)
+    elif COMPUTE_DW:
         tl.store(dw_partial_ptr + tl.program_id(0) * n_cols + cols, dw_acc, mask=col_mask)
 
 
@@ -325,11 +328,14 @@ def _rmsnorm_dw_kernel(
 
 
 # %% src_literate/post2_triton_rmsnorm.pmd::rms_norm_backward
-def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_dw=True):
+def rms_norm_backward(
+    dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_dw=True, atomic_dw=False
+):
     """Triton backward: dy, x (..., N), weight (N,), rstd (...,) fp32 -> dx (..., N), dw (N,).
 
     dy (any float dtype, any strides) is only read. Pass `dw_partial` (programs, N) fp32 to fix
-    the number of programs; compute_dw=False skips dW and returns dw None.
+    the number of programs; compute_dw=False skips dW and returns dw None. atomic_dw=True sums dW
+    with tl.atomic_add into one fp32 row (no second kernel; dW then varies run to run in its last bits).
     """
     check_args(x, weight)
     check_dy(dy, x)
@@ -343,19 +349,24 @@ def rms_norm_backward(dy, x, weight, rstd, *, dx=None, dw_partial=None, compute_
     if n_rows == 0:
         return dx, torch.zeros_like(weight) if compute_dw else None
     plan = _plan(n_cols, x.dtype, dy.dtype, True, x.device)
+    if atomic_dw and dw_partial is not None:
+        raise ValueError("rms_norm_backward: atomic_dw=True takes no dw_partial")
     if dw_partial is None:
         n_prog = max(1, min((n_rows + plan[0] - 1) // plan[0], plan[4]))
-        shape = (n_prog, n_cols) if compute_dw else (0, n_cols)
-        dw_partial = torch.empty(shape, dtype=torch.float32, device=x.device)
+        partial_rows = (1 if atomic_dw else n_prog) if compute_dw else 0
+        alloc = torch.zeros if atomic_dw else torch.empty  # the atomic adds need a zeroed row
+        dw_partial = alloc((partial_rows, n_cols), dtype=torch.float32, device=x.device)
     else:
         n_prog = dw_partial.shape[0]
         check_buffer("dw_partial", dw_partial, (n_prog, n_cols), torch.float32, x.device)
     dx2 = dx.view(n_rows, n_cols)
     args = (dy2, x2, unit_stride(weight), rstd.view(-1), dx2, dw_partial, n_rows)
     _launch(_rmsnorm_bwd_kernel, (n_prog,), args, (x2, dy2, dx2), plan,
-            NUM_STAGES=plan[3], COMPUTE_DW=compute_dw)  # fmt: skip
+            NUM_STAGES=plan[3], COMPUTE_DW=compute_dw, ATOMIC_DW=atomic_dw)  # fmt: skip
     if not compute_dw:
         return dx, None
+    if atomic_dw:
+        return dx, dw_partial[0].to(weight.dtype)
     dw = torch.empty(n_cols, dtype=weight.dtype, device=x.device)
     # at least 8 column blocks even for short rows: the partial rows are summed in a loop
     block_n = min(64, max(16, triton.next_power_of_2(n_cols) // 8))
