@@ -340,6 +340,8 @@ def rms_norm_backward(
     check_args(x, weight)
     check_dy(dy, x)
     check_buffer("rstd", rstd, x.shape[:-1], torch.float32, x.device)
+    if atomic_dw and dw_partial is not None:
+        raise ValueError("rms_norm_backward: atomic_dw=True takes no dw_partial")
     if dx is None:
         dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     else:
@@ -349,8 +351,6 @@ def rms_norm_backward(
     if n_rows == 0:
         return dx, torch.zeros_like(weight) if compute_dw else None
     plan = _plan(n_cols, x.dtype, dy.dtype, True, x.device)
-    if atomic_dw and dw_partial is not None:
-        raise ValueError("rms_norm_backward: atomic_dw=True takes no dw_partial")
     if dw_partial is None:
         n_prog = max(1, min((n_rows + plan[0] - 1) // plan[0], plan[4]))
         partial_rows = (1 if atomic_dw else n_prog) if compute_dw else 0
