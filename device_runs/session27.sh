@@ -4,7 +4,7 @@
 # shipped backward kernel with ATOMIC_DW set (time and run-to-run distinct dW); (3) the GPU-only tests of the q/k
 # op, the cached launcher and the atomic path; (4) post 1's training-step scan at 8 layers with --inductor cuda.
 # Each later step is skipped when the call's 600 s would not hold it; results.tar is re-packed after each step.
-# Usage (device, carry [".whl"]): bash device_runs/session27.sh
+# Usage (device, carry [".whl"]): bash device_runs/session27.sh  (supersedes the never-run session26.sh)
 set -u
 source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
 W=/tmp/s27 && mkdir -p "$W" && cp "$OUT/versions.txt" "$W/"
