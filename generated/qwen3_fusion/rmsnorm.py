@@ -396,7 +396,8 @@ class RMSNormFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, eps, triton_backward):
         # forward and context in one method: with a separate setup_context, Function.apply binds
-        # its arguments to forward's signature through inspect on every call (host time)
+        # its arguments to forward's signature through inspect on every call (host time); the price:
+        # torch.func transforms (vmap, grad) accept only the separate-setup_context form
         out = rms_norm_forward(x, weight, eps)
         _setup_context(ctx, (x, weight, eps, triton_backward), out)
         return out
