@@ -68,7 +68,7 @@ for name, fn, args in (
     torch._dynamo.reset()
     compiled = torch.compile(fn, dynamic=False)
 
-    def step():
+    def step(compiled=compiled, args=args):
         ys = compiled(*args)
         ys = ys if isinstance(ys, tuple) else (ys,)
         torch.autograd.backward(list(ys), [torch.randn_like(y) for y in ys])
