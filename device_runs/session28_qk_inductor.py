@@ -2,7 +2,8 @@
 code generator's, not the card's): compile HF's path for q alone and for the q, k pair as Qwen3Attention runs
 it (4 x 2048, bf16, head_dim 128, 16 q heads, 8 k heads), forward and backward, and list each generated
 kernel with the source nodes Inductor says it fused. Writes $OUT/qk_inductor_kernels.json and the code.
-Usage (device): python3 device_runs/session28_qk_inductor.py   (--smoke: CPU, tiny shapes)
+Usage (device): python3 device_runs/session28_qk_inductor.py   (--smoke: CPU, tiny shapes; --from DIR --date D:
+rebuild the two results files from a finished call's saved code)
 """
 
 import json
@@ -16,7 +17,7 @@ from torch._inductor.utils import run_and_get_code
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm, apply_rotary_pos_emb
 
 SMOKE = "--smoke" in sys.argv
-DEV = "cpu" if SMOKE else "cuda"
+DEV = "cpu" if SMOKE or "--from" in sys.argv else "cuda"  # --from only re-reads saved code
 DT = torch.float32 if SMOKE else torch.bfloat16
 B, S, D, HQ, HK = (1, 16, 16, 2, 1) if SMOKE else (4, 2048, 128, 16, 8)
 OUT = Path(os.environ.get("OUT", "/tmp/qk_inductor"))
@@ -39,28 +40,91 @@ def pair(q, k):  # Qwen3Attention: both norms, then one apply_rotary_pos_emb
 
 
 def launches(src: str) -> list:
-    """Each kernel launch in generated code, with the comment lines right above it."""
+    """Each kernel launch (Triton, C++, or an ATen sum of a workspace) in generated code, in order, with the
+    source nodes Inductor names in the comment block above it (code lines such as get_raw_stream between)."""
     lines, out = src.split("\n"), []
     for i, line in enumerate(lines):
         m = re.match(r"\s+((?:triton|cpp)_\w+)(?:\.run)?\(", line)
-        if not m:
-            continue
-        j, notes = i - 1, []
-        while j >= 0 and lines[j].strip().startswith("#"):
-            notes.insert(0, lines[j].strip().lstrip("# ").strip())
-            j -= 1
-        nodes = " ".join(n for n in notes if not n.startswith("Call mix order"))
-        out.append({"kernel": m.group(1), "notes": nodes})
-    others = [ln.strip() for ln in lines if re.search(r"\.sum\(dim|extern_kernels\.", ln)]
-    return out + [{"kernel": "(aten)", "notes": o} for o in others]
+        if m:
+            j = i - 1
+            while (
+                j >= 0
+                and "Source Nodes" not in lines[j]
+                and not re.match(r"\s+\w+\.run\(|\s+del ", lines[j])
+            ):
+                j -= 1
+            nodes = (
+                lines[j].split("Source Nodes:", 1)[1].strip()
+                if j >= 0 and "Source Nodes" in lines[j]
+                else ""
+            )
+            out.append({"kernel": m.group(1), "notes": nodes})
+        elif re.search(r"\.sum\(dim|extern_kernels\.", line):
+            out.append({"kernel": "(aten)", "notes": line.strip()})
+    return out
+
+
+def meta() -> dict:
+    """What every results file names: the GPU, the driver, the versions, the date and the command."""
+    import datetime
+    import subprocess
+
+    import transformers
+    import triton
+
+    driver = "cpu"
+    if DEV == "cuda":
+        q = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+        driver = (
+            subprocess.run(q, capture_output=True, text=True, check=False).stdout.strip()
+            or "unknown"
+        )
+    return {
+        "gpu": torch.cuda.get_device_name() if DEV == "cuda" else "cpu",
+        "driver": driver,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "transformers": transformers.__version__,
+        "date": datetime.date.today().isoformat(),
+        "command": "python device_runs/session28_qk_inductor.py",
+        "shape": f"q ({B}, {S}, {HQ}, {D}), k ({B}, {S}, {HK}, {D}), {DT}, HF's Qwen3RMSNorm + apply_rotary_pos_emb",
+    }
 
 
 def inputs(heads):
     return torch.randn(B, S, heads, D, device=DEV, dtype=DT, requires_grad=True)
 
 
-result = {"meta": {"torch": torch.__version__, "device": torch.cuda.get_device_name() if DEV == "cuda" else "cpu",
-                   "shape": [B, S, D], "q_heads": HQ, "k_heads": HK, "dtype": str(DT)}}  # fmt: skip
+def header(m: dict) -> str:
+    """The results file header of a text artifact: one "# key: value" line per meta field."""
+    return "".join(f"# {k}: {v}\n" for k, v in m.items())
+
+
+def from_saved(folder: Path, date: str) -> dict:
+    """The JSON rebuilt from a device call's saved code (qk_<name>_<k>.py[.txt]) and its versions.txt line
+    ("torch triton transformers gpu name"); the driver was not recorded by the first call (2026-12-06)."""
+    torch_v, triton_v, tf_v, *gpu = (folder / "versions.txt").read_text(encoding="utf-8").split()
+    m = {"gpu": " ".join(gpu), "driver": "not recorded by this call", "torch": torch_v, "triton": triton_v,
+         "transformers": tf_v, "date": date, "command": "python device_runs/session28_qk_inductor.py",
+         "shape": f"q ({B}, {S}, {HQ}, {D}), k ({B}, {S}, {HK}, {D}), {DT}, HF's Qwen3RMSNorm + apply_rotary_pos_emb"}  # fmt: skip
+    out = {"meta": m}
+    for name in ("q_alone", "q_k_pair"):
+        files = sorted(folder.glob(f"qk_{name}_*.py*"))
+        out[name] = [launches(f.read_text(encoding="utf-8")) for f in files]
+    return out
+
+
+if (
+    "--from" in sys.argv
+):  # rebuild the results from a finished call's files: --from DIR --date YYYY-MM-DD
+    folder = Path(sys.argv[sys.argv.index("--from") + 1])
+    result = from_saved(folder, sys.argv[sys.argv.index("--date") + 1])
+    bwd = next(folder.glob("qk_q_alone_1.py*")).read_text(encoding="utf-8")
+    (OUT / "qk_inductor_backward.txt").write_text(header(result["meta"]) + bwd, encoding="utf-8")
+    (OUT / "qk_inductor_kernels.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    sys.exit(0)
+
+result = {"meta": meta()}
 for name, fn, args in (
     ("q_alone", one, (inputs(HQ),)),
     ("q_k_pair", pair, (inputs(HQ), inputs(HK))),
@@ -82,3 +146,6 @@ for name, fn, args in (
         for kern in graph:
             print("  ", kern["kernel"], "|", kern["notes"][:300])
 (OUT / "qk_inductor_kernels.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+(OUT / "qk_inductor_backward.txt").write_text(
+    header(result["meta"]) + (OUT / "qk_q_alone_1.py").read_text(encoding="utf-8"), encoding="utf-8"
+)
