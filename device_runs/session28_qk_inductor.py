@@ -21,6 +21,8 @@ DEV = "cpu" if SMOKE or "--from" in sys.argv else "cuda"  # --from only re-reads
 DT = torch.float32 if SMOKE else torch.bfloat16
 B, S, D, HQ, HK = (1, 16, 16, 2, 1) if SMOKE else (4, 2048, 128, 16, 8)
 OUT = Path(os.environ.get("OUT", "/tmp/qk_inductor"))
+COMMAND = "python device_runs/session28_qk_inductor.py"
+SHAPE = f"q ({B}, {S}, {HQ}, {D}), k ({B}, {S}, {HK}, {D}), {DT}, HF's Qwen3RMSNorm + apply_rotary_pos_emb"
 OUT.mkdir(parents=True, exist_ok=True)
 
 torch.manual_seed(0)
@@ -86,8 +88,8 @@ def meta() -> dict:
         "triton": triton.__version__,
         "transformers": transformers.__version__,
         "date": datetime.date.today().isoformat(),
-        "command": "python device_runs/session28_qk_inductor.py",
-        "shape": f"q ({B}, {S}, {HQ}, {D}), k ({B}, {S}, {HK}, {D}), {DT}, HF's Qwen3RMSNorm + apply_rotary_pos_emb",
+        "command": COMMAND,
+        "shape": SHAPE,
     }
 
 
@@ -105,8 +107,7 @@ def from_saved(folder: Path, date: str) -> dict:
     ("torch triton transformers gpu name"); the driver was not recorded by the first call (2026-12-06)."""
     torch_v, triton_v, tf_v, *gpu = (folder / "versions.txt").read_text(encoding="utf-8").split()
     m = {"gpu": " ".join(gpu), "driver": "not recorded by this call", "torch": torch_v, "triton": triton_v,
-         "transformers": tf_v, "date": date, "command": "python device_runs/session28_qk_inductor.py",
-         "shape": f"q ({B}, {S}, {HQ}, {D}), k ({B}, {S}, {HK}, {D}), {DT}, HF's Qwen3RMSNorm + apply_rotary_pos_emb"}  # fmt: skip
+         "transformers": tf_v, "date": date, "command": COMMAND, "shape": SHAPE}  # fmt: skip
     out = {"meta": m}
     for name in ("q_alone", "q_k_pair"):
         files = sorted(folder.glob(f"qk_{name}_*.py*"))
@@ -114,9 +115,8 @@ def from_saved(folder: Path, date: str) -> dict:
     return out
 
 
-if (
-    "--from" in sys.argv
-):  # rebuild the results from a finished call's files: --from DIR --date YYYY-MM-DD
+# rebuild the results from a finished call's files: --from DIR --date YYYY-MM-DD
+if "--from" in sys.argv:
     folder = Path(sys.argv[sys.argv.index("--from") + 1])
     result = from_saved(folder, sys.argv[sys.argv.index("--date") + 1])
     bwd = next(folder.glob("qk_q_alone_1.py*")).read_text(encoding="utf-8")
