@@ -17,7 +17,7 @@ from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
 from .values import dist_name, pinned_versions, read_text
-from .weave import GPU_NOTE
+from .weave import DATA_LINKS, GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -50,6 +50,7 @@ def run_checks(
     stage("ruff on the tangled code")
     problems += check_ruff(project)
     problems += check_results(project)
+    problems += check_data_links(project)
     problems += check_pins(project)
     stage("fences, references, links, paths, code budget")
     posts = {f"posts/{name}": text for name, text in sorted(outputs["posts"].items())}
@@ -106,6 +107,19 @@ def check_results(project: Project) -> list[str]:
         missing = [k for k in RESULT_META if k not in named]
         if missing:
             problems.append(f"{rel}: does not name its {', '.join(missing)} (results need them)")
+    return problems
+
+
+def check_data_links(project: Project) -> list[str]:
+    """generated/'s data folders are links to the committed data (a copy would drift from it)."""
+    problems = []
+    for rel, target in DATA_LINKS.items():
+        link = project.root / "generated" / rel
+        if not link.is_symlink() or link.resolve() != (project.root / target).resolve():
+            problems.append(
+                f"generated/{rel}: must be a link to {target} "
+                f"(ln -s {os.path.relpath(project.root / target, link.parent)} generated/{rel})"
+            )
     return problems
 
 

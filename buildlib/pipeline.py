@@ -149,7 +149,7 @@ def build_all(
         out["diagrams"] += prose.diagrams
 
     with tempfile.TemporaryDirectory(prefix="qwen3-fusion-stage-") as tmp:
-        stage_package(package, Path(tmp))
+        stage_package(package, Path(tmp), project.root)
         each(lambda src: one(src, Path(tmp)))
     out["readme"] = {"README.md": readme_text(project, env, series)}
     return out

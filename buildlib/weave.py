@@ -75,11 +75,19 @@ def require_frozen(src: Source, root: Path, package: dict[str, str]) -> tuple[li
     return frozen_records(src, freeze), freeze
 
 
-def stage_package(package: dict[str, str], stage: Path) -> None:
-    """Write the tangled package (path under generated/ -> text) into `stage` for a kernel."""
+# package folders that are links to committed data rather than tangled text (path under generated/ ->
+# folder under the repository root): the GPU results, installed with the package for its readers
+DATA_LINKS = {"qwen3_fusion/_results": "src_literate/results"}
+
+
+def stage_package(package: dict[str, str], stage: Path, root: Path) -> None:
+    """Write the tangled package (path under generated/ -> text) into `stage` for a kernel, with
+    its data folders linked from the repository at `root` as generated/ links them."""
     for rel, text in package.items():
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         (stage / rel).write_text(text, encoding="utf-8")
+    for rel, target in DATA_LINKS.items():
+        (stage / rel).symlink_to(root / target, target_is_directory=True)
 
 
 # --- formatting -----------------------------------------------------------------------------

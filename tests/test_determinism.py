@@ -44,7 +44,7 @@ def capabilities() -> list[str]:
 
 def execute(src, capability: str, package: dict[str, str]):
     with tempfile.TemporaryDirectory() as tmp:
-        stage_package(package, Path(tmp))
+        stage_package(package, Path(tmp), REPO)
         env = {"OMP_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": capability}
         return run_chunks(src, REPO, Path(tmp), env=env)
 

@@ -87,6 +87,15 @@ def test_the_console_script_scans_a_model(venv):
     assert "rmsnorm" in res.stdout.lower() or "RMSNorm" in res.stdout
 
 
+def test_the_installed_package_carries_the_gpu_results(venv):
+    res = run_in(venv, str(venv / "bin" / "python"), "-m", "qwen3_fusion.results")
+    assert res.returncode == 0, res.stderr[-2000:]
+    listed = [line.split()[0] for line in res.stdout.splitlines()]
+    assert listed == sorted(p.name for p in (REPO / "src_literate" / "results").iterdir() if p.is_file())
+    res = run_in(venv, str(venv / "bin" / "python"), "-m", "qwen3_fusion.results", "h200.json")
+    assert res.returncode == 0 and '"gpu": "NVIDIA H200"' in res.stdout, res.stderr[-2000:]
+
+
 def test_version_comes_from_pyproject_and_the_package_is_typed(venv):
     code = (
         "import importlib.metadata as m, pathlib, qwen3_fusion as q;"

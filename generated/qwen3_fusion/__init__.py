@@ -24,6 +24,7 @@ Modules (import the one you need; importing the package loads nothing):
     qwen3_fusion.patterns             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.qk_norm_rope         <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.reading              <- src_literate/post1_qwen3_fusion_reading.pmd
+    qwen3_fusion.results              <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.rmsnorm              <- src_literate/post2_triton_rmsnorm.pmd
     qwen3_fusion.scan_cli             <- src_literate/post1_qwen3_fusion_reading.pmd
     qwen3_fusion.signals              <- src_literate/post1_qwen3_fusion_reading.pmd
@@ -54,6 +55,7 @@ __all__ = [
     "patterns",
     "qk_norm_rope",
     "reading",
+    "results",
     "rmsnorm",
     "scan_cli",
     "signals",

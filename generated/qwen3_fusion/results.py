@@ -1,0 +1,74 @@
+# GENERATED FILE - DO NOT EDIT.
+# Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
+"""The measurements behind the posts' GPU figures, installed with the package.
+
+    python -m qwen3_fusion.results           one line per file: name, GPU, torch, date
+    python -m qwen3_fusion.results NAME      that file (JSON indented, text as it is)
+
+Every file names its GPU, software versions, date and command: a JSON file in its "meta" object, a
+text file in its leading "# key: value" lines.
+
+Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§一); every block below is marked with its chunk.
+"""
+
+__all__ = [
+    "DATA",
+    "main",
+    "result_files",
+    "result_meta",
+]
+
+
+# %% src_literate/post1_qwen3_fusion_reading.pmd::results_cli
+import json
+import sys
+from importlib import resources
+
+DATA = "_results"  # the package folder that carries them (the sources' results folder)
+
+
+def result_files() -> dict:
+    """{name: traversable} of every results file installed with the package."""
+    root = resources.files("qwen3_fusion") / DATA
+    return {p.name: p for p in sorted(root.iterdir(), key=lambda p: p.name) if p.is_file()}
+
+
+def result_meta(path) -> dict:
+    """A results file's meta: the JSON "meta" object, or a text file's leading "# key: value" lines."""
+    text = path.read_text(encoding="utf-8")
+    if path.name.endswith(".json"):
+        data = json.loads(text)
+        return data.get("meta", {}) if isinstance(data, dict) else {}
+    meta = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break  # the header ends at the first line that is not a comment
+        key, sep, value = line.lstrip("# ").partition(": ")
+        if sep:
+            meta.setdefault(key.strip(), value.strip())
+    return meta
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    files = result_files()
+    if not args:
+        for name, path in files.items():
+            m = result_meta(path)
+            gpu = m.get("gpu_name") or m.get("gpu", "-")  # the scanner's "gpu" names its cost model
+            torch_version, date = m.get("torch", "-"), m.get("date", "-")
+            print(f"{name:38s} {gpu:24s} torch {torch_version:14s} {date}")
+        return 0
+    if len(args) > 1 or args[0] not in files:
+        wanted = " ".join(args)
+        print(f"no results file {wanted!r}; run without arguments to list them", file=sys.stderr)
+        return 2
+    text = files[args[0]].read_text(encoding="utf-8")
+    if args[0].endswith(".json"):
+        text = json.dumps(json.loads(text), indent=1, ensure_ascii=False) + "\n"
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__" and globals().get("__file__", "").endswith("results.py"):  # not the weave
+    sys.exit(main())
