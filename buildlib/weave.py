@@ -87,7 +87,8 @@ def stage_package(package: dict[str, str], stage: Path, root: Path) -> None:
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         (stage / rel).write_text(text, encoding="utf-8")
     for rel, target in DATA_LINKS.items():
-        (stage / rel).symlink_to(root / target, target_is_directory=True)
+        if (root / target).is_dir():  # a project without that data has nothing to link
+            (stage / rel).symlink_to(root / target, target_is_directory=True)
 
 
 # --- formatting -----------------------------------------------------------------------------
