@@ -14,6 +14,8 @@ Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§一); every block be
 __all__ = [
     "DATA",
     "main",
+    "named_in",
+    "print_data_files",
     "result_files",
     "result_meta",
 ]
@@ -21,6 +23,7 @@ __all__ = [
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::results_cli
 import json
+import re
 import sys
 from importlib import resources
 
@@ -49,6 +52,12 @@ def result_meta(path) -> dict:
     return meta
 
 
+def named_in(text: str) -> list:
+    """The results files a text names (a post's source: the files its figures are read from)."""
+    names = set(re.findall(r"\b(h[12]00[a-z0-9_]*\.(?:json|txt))\b", text))
+    return sorted(names & set(result_files()))
+
+
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     files = result_files()
@@ -72,3 +81,15 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__" and globals().get("__file__", "").endswith("results.py"):  # not the weave
     sys.exit(main())
+
+
+# %% src_literate/post1_qwen3_fusion_reading.pmd::print_data_files
+def print_data_files(source: str, also: tuple = ()) -> None:
+    """A folded list, for a post's end, of the results files its source reads (`also`: those it
+    reaches through another file, such as an artifact a benchmark's JSON names)."""
+    with open(source, encoding="utf-8") as f:
+        names = sorted(set(named_in(f.read())) | set(also))
+    print("<details>\n<summary>本文 GPU 数字取自的结果文件（随包安装）</summary>\n")
+    print("```text\npython -m qwen3_fusion.results FILE   # 打印一个文件及其 GPU、版本、日期和命令")
+    print("\n".join("  ".join(names[i : i + 2]) for i in range(0, len(names), 2)))
+    print("```\n\n</details>\n")
