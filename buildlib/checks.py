@@ -17,7 +17,8 @@ from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
 from .values import dist_name, pinned_versions, read_text
-from .weave import DATA_LINKS, GPU_NOTE
+from .source import DATA_LINKS
+from .weave import GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

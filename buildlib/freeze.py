@@ -24,7 +24,7 @@ from pathlib import Path
 from .errors import BuildError
 from .fsutil import sha256_text
 from .kernel import CONTROL, MIRROR_SKIP, MIRRORED, chunk_label, executed_chunks, kernel_environment
-from .source import Source
+from .source import DATA_LINKS, Source
 from .values import read_text
 
 FREEZE_VERSION = 3
@@ -83,6 +83,9 @@ def _mirror_listing(root: Path, rel: str) -> list[str] | None:
 
 
 def _file_value(rel: str, root: Path, package: dict[str, str]) -> str:
+    for link, target in DATA_LINKS.items():  # read through a data link: the committed file
+        if rel.startswith(f"generated/{link}/"):
+            rel = target + rel.removeprefix(f"generated/{link}")
     if rel.startswith("generated/"):
         text = package.get(rel.removeprefix("generated/"))
         return sha256_text(text)[:16] if text is not None else ABSENT

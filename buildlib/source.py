@@ -18,6 +18,9 @@ from .markdown import fences, split_front_matter
 from .values import check_slug, iso_date, load_yaml, min_versions, read_text
 
 PACKAGE = "qwen3_fusion"
+# package folders that are links to committed data rather than tangled text (path under generated/ ->
+# folder under the repository root): the GPU results, installed with the package for its readers
+DATA_LINKS = {f"{PACKAGE}/_results": "src_literate/results"}
 
 # options a chunk may carry, with the types their values must have
 CHUNK_OPTIONS: dict[str, tuple[type, ...]] = {

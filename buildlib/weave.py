@@ -22,7 +22,7 @@ from .freeze import (
     stale_inputs,
 )
 from .kernel import run_chunks
-from .source import Chunk, Source
+from .source import DATA_LINKS, Chunk, Source
 
 GPU_NOTE = "> **需要 CUDA GPU**：{why}"
 
@@ -73,11 +73,6 @@ def require_frozen(src: Source, root: Path, package: dict[str, str]) -> tuple[li
             rel,
         )
     return frozen_records(src, freeze), freeze
-
-
-# package folders that are links to committed data rather than tangled text (path under generated/ ->
-# folder under the repository root): the GPU results, installed with the package for its readers
-DATA_LINKS = {"qwen3_fusion/_results": "src_literate/results"}
 
 
 def stage_package(package: dict[str, str], stage: Path, root: Path) -> None:

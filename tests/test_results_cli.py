@@ -11,7 +11,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "src_literate" / "results"
 def test_lists_every_results_file(capsys):
     assert results.main([]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert listed == sorted(p.name for p in SOURCE.iterdir() if p.is_file())
+    assert listed == sorted(p.name for p in SOURCE.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def test_every_measurement_names_gpu_torch_and_date():

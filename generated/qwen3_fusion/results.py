@@ -33,7 +33,11 @@ DATA = "_results"  # the package folder that carries them (the sources' results 
 def result_files() -> dict:
     """{name: traversable} of every results file installed with the package."""
     root = resources.files("qwen3_fusion") / DATA
-    return {p.name: p for p in sorted(root.iterdir(), key=lambda p: p.name) if p.is_file()}
+    if not root.is_dir():  # e.g. a checkout made without symlinks, whose wheel carries no results
+        where = f"qwen3_fusion has no {DATA}/ folder of results"
+        raise FileNotFoundError(f"{where}: reinstall from a checkout made with symlinks")
+    files = sorted(root.iterdir(), key=lambda p: p.name)
+    return {p.name: p for p in files if p.is_file() and not p.name.startswith(".")}
 
 
 def result_meta(path) -> dict:
@@ -54,8 +58,8 @@ def result_meta(path) -> dict:
 
 def named_in(text: str) -> list:
     """The results files a text names (a post's source: the files its figures are read from)."""
-    names = set(re.findall(r"\b(h[12]00[a-z0-9_]*\.(?:json|txt))\b", text))
-    return sorted(names & set(result_files()))
+    named = lambda n: re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", text)  # noqa: E731 - whole names only
+    return [n for n in result_files() if n != "README.md" and named(n)]
 
 
 def main(argv=None) -> int:
