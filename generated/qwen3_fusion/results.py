@@ -37,7 +37,8 @@ def result_files() -> dict:
         where = f"qwen3_fusion has no {DATA}/ folder of results"
         raise FileNotFoundError(f"{where}: reinstall from a checkout made with symlinks")
     files = sorted(root.iterdir(), key=lambda p: p.name)
-    return {p.name: p for p in files if p.is_file() and not p.name.startswith(".")}
+    skip = lambda n: n.startswith(".") or n == "README.md"  # noqa: E731 - the repository's index of the folder
+    return {p.name: p for p in files if p.is_file() and not skip(p.name)}
 
 
 def result_meta(path) -> dict:
@@ -59,7 +60,7 @@ def result_meta(path) -> dict:
 def named_in(text: str) -> list:
     """The results files a text names (a post's source: the files its figures are read from)."""
     named = lambda n: re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", text)  # noqa: E731 - whole names only
-    return [n for n in result_files() if n != "README.md" and named(n)]
+    return [n for n in result_files() if named(n)]
 
 
 def main(argv=None) -> int:
