@@ -16,8 +16,8 @@ from .fsutil import stray_temporaries
 from .markdown import fences, headings, prose_lines
 from .pipeline import PALETTE_FILE, Project, build_all, load
 from .render import load_results
-from .values import dist_name, pinned_versions, read_text
 from .source import DATA_LINKS
+from .values import dist_name, pinned_versions, read_text
 from .weave import GPU_NOTE
 
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
