@@ -405,6 +405,8 @@ class RMSNormFunction(torch.autograd.Function):
     @staticmethod
     @once_differentiable  # a second derivative raises instead of being silently wrong
     def backward(ctx, dy, _drstd):
+        if dy is None:  # set_materialize_grads(False): y received no gradient
+            return None, None, None, None
         x, weight, rstd = ctx.saved_tensors
         need_dw = ctx.needs_input_grad[1]
         if ctx.triton_backward:
