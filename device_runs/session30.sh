@@ -4,9 +4,9 @@
 # graph-break fix, three interleaved rounds (post 2, 7.4); (2) post 1's 2-layer training scan with
 # --inductor cuda (§五's inductor column); (3) what Inductor makes of q/k norm + RoPE (post 1, 5.2); (4) sdpa
 # with the compile-time mask vs is_causal (post 1, §六); (5) the atomic-dW probe, three runs (post 2, 5.2);
-# (6) the GPU-only tests. Each step is skipped when the call's 600 s would not hold it; results.tar is
-# re-packed after each step.
-# Usage (device, carry [".whl"]): bash device_runs/session30.sh
+# (6) the backward split by kernel (post 2, 2.2 and 2.6); (7) the GPU-only tests. Each step is skipped when
+# the call's 600 s would not hold it; results.tar is re-packed after each step.
+# Usage (device, carry [".whl"]): bash device_runs/session30.sh  (supersedes the never-run session27.sh, 27b.sh)
 set -u
 source device_runs/reader_env.sh > "$OUT/log.txt" 2>&1
 W=/tmp/s30 && mkdir -p "$W" && cp "$OUT/versions.txt" "$W/"
@@ -32,6 +32,9 @@ for r in 1 2 3; do
     timeout 30 python3 -m qwen3_fusion.bench --probe atomic_dw --out "$W/atomic$r" > "$W/atomic$r/atomic_dw.log" 2>&1; pack atomic$r $?
   fi
 done
+if (( SECONDS - T0 < 520 )); then  # the backward split by kernel (2.2's fill, 2.6's one Triton kernel): H100-only so far
+  timeout 60 python3 -m qwen3_fusion.bench --probe bwd_split --out "$W" > "$W/bwd_split.log" 2>&1; pack bwd_split $?
+fi
 if (( SECONDS - T0 < 500 )); then
   timeout 80 python3 -m pytest -q -p no:cacheprovider tests/test_qk_norm_rope.py \
     "tests/test_rmsnorm.py::test_cached_launch_matches_triton_launch" "tests/test_rmsnorm.py::test_atomic_dw_matches_reference" > "$W/pytest_gpu.txt" 2>&1
