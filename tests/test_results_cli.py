@@ -28,8 +28,3 @@ def test_prints_one_file_and_refuses_an_unknown_name(capsys):
     assert shown == json.loads((SOURCE / "h200.json").read_text(encoding="utf-8"))
     assert results.main(["no-such-file.json"]) == 2
     assert "no-such-file.json" in capsys.readouterr().err
-
-
-def test_named_in_keeps_only_shipped_files():
-    text = 'RESULTS / "h200.json"; Path("src_literate/results/h100_sdpa_mask.json"); "h200_not_a_result.json"'
-    assert results.named_in(text) == ["h100_sdpa_mask.json", "h200.json"]

@@ -14,8 +14,6 @@ Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§一); every block be
 __all__ = [
     "DATA",
     "main",
-    "named_in",
-    "print_data_files",
     "result_files",
     "result_meta",
 ]
@@ -23,7 +21,6 @@ __all__ = [
 
 # %% src_literate/post1_qwen3_fusion_reading.pmd::results_cli
 import json
-import re
 import sys
 from importlib import resources
 
@@ -57,12 +54,6 @@ def result_meta(path) -> dict:
     return meta
 
 
-def named_in(text: str) -> list:
-    """The results files a text names (a post's source: the files its figures are read from)."""
-    named = lambda n: re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", text)  # noqa: E731 - whole names only
-    return [n for n in result_files() if named(n)]
-
-
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     files = result_files()
@@ -86,15 +77,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__" and globals().get("__file__", "").endswith("results.py"):  # not the weave
     sys.exit(main())
-
-
-# %% src_literate/post1_qwen3_fusion_reading.pmd::print_data_files
-def print_data_files(source: str, also: tuple = ()) -> None:
-    """A folded list, for a post's end, of the results files its source reads (`also`: those it
-    reaches through another file, such as an artifact a benchmark's JSON names)."""
-    with open(source, encoding="utf-8") as f:
-        names = sorted(set(named_in(f.read())) | set(also))
-    print("<details>\n<summary>本文 GPU 数字取自的结果文件（随包安装）</summary>\n")
-    print("```text\npython -m qwen3_fusion.results FILE   # 打印一个文件及其 GPU、版本、日期和命令")
-    print("\n".join("  ".join(names[i : i + 2]) for i in range(0, len(names), 2)))
-    print("```\n\n</details>\n")
