@@ -125,7 +125,7 @@ def test_post_is_a_hugo_page(built):
     assert "<!-- " not in body.split("<!--more-->")[0]  # nothing about how the page was made
     assert "\n# " not in body  # the title is given once, in the front matter
     lede, rest = body.split("<!--more-->", 1)
-    assert "样例的引言。" in lede and "## " not in lede and "版本说明" in rest
+    assert "样例的引言。" in lede and "## " not in lede and "> **版本**" in rest
     assert "| [§一 模块与示例](#一-模块与示例) | — |" in post  # §零 table from the headings
     assert "需要 PyTorch 2.3+、Triton 2.2+" in post
     assert "1. [前一篇](/posts/earlier-post/)\n2. **样例文章**（本文）" in post
