@@ -4,7 +4,8 @@
 # graph-break fix, three interleaved rounds (post 2, 7.4); (2) post 1's 2-layer training scan with
 # --inductor cuda (§五's inductor column); (3) what Inductor makes of q/k norm + RoPE (post 1, 5.2); (4) sdpa
 # with the compile-time mask vs is_causal (post 1, §六); (5) the atomic-dW probe, three runs (post 2, 5.2);
-# (6) the backward split by kernel (post 2, 2.2 and 2.6); (7) the GPU-only tests. Each step is skipped when
+# (6) the backward split by kernel (post 2, 2.2 and 2.6); (7) the GPU-only tests; (8) the host-time table (post 2,
+# 6.2) with the host CPU recorded. Each step is skipped when
 # the call's 600 s would not hold it; results.tar is re-packed after each step.
 # Usage (device, carry [".whl"]): bash device_runs/session30.sh  (supersedes the never-run session27.sh, 27b.sh)
 set -u
@@ -39,5 +40,9 @@ if (( SECONDS - T0 < 500 )); then
   timeout 80 python3 -m pytest -q -p no:cacheprovider tests/test_qk_norm_rope.py \
     "tests/test_rmsnorm.py::test_cached_launch_matches_triton_launch" "tests/test_rmsnorm.py::test_atomic_dw_matches_reference" > "$W/pytest_gpu.txt" 2>&1
   pack pytest $?
+fi
+if (( SECONDS - T0 < 520 )); then  # 6.2's host-time table again, now with the host CPU in its meta
+  mkdir -p "$W/host"
+  timeout 70 python3 -m qwen3_fusion.bench --only host --out "$W/host" > "$W/host/host.log" 2>&1; pack host $?
 fi
 tail -16 "$OUT/log.txt"; grep -h "median step" "$W"/step_*.txt; tail -2 "$W/pytest_gpu.txt" 2>/dev/null
