@@ -78,7 +78,7 @@ def _qk_norm_rope_fwd_kernel(
     b, s, h = _token_index(rows, seq, heads)
     co = b * cs_b + s * cs_s
     dt = x_ptr.dtype.element_ty
-    ot = y_ptr.dtype.element_ty  # Triton 3.6 cannot unpack a tuple of dtypes
+    ot = y_ptr.dtype.element_ty  # the output's dtype
     x1, x2 = _load_halves(x_ptr, b * x_sb + s * x_ss + h * x_sh, cols, mask, HALF)
     rstd = tl.rsqrt((tl.sum(x1 * x1, axis=1) + tl.sum(x2 * x2, axis=1)) / (2 * HALF) + eps)
     w1 = tl.load(w_ptr + cols).to(tl.float32)
