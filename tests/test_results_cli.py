@@ -10,8 +10,13 @@ SOURCE = Path(__file__).resolve().parent.parent / "src_literate" / "results"
 
 def test_lists_every_results_file(capsys):
     assert results.main([]) == 0
-    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines if not line.startswith(" ")]
     assert listed == sorted(p.name for p in SOURCE.iterdir() if p.is_file() and not p.name.startswith(".") and p.name != "README.md")
+    # a file's caveat ("about") is printed, indented, on the line after it, and only for files that have one
+    with_about = [lines[k - 1].split()[0] for k, line in enumerate(lines) if line.startswith("    about: ")]
+    expected = [p.name for p in sorted(SOURCE.glob("*.json")) if "about" in json.loads(p.read_text(encoding="utf-8"))]
+    assert with_about == expected and "h200_scan_inductor_cuda_joint.json" in with_about
 
 
 def test_every_measurement_names_gpu_torch_and_date():

@@ -2,11 +2,12 @@
 # Tangled from src_literate/post1_qwen3_fusion_reading.pmd by `python build.py tangle`; edit the source instead.
 """The measurements behind the posts' GPU figures, installed with the package.
 
-    python -m qwen3_fusion.results           one line per file: name, GPU, torch, date
+    python -m qwen3_fusion.results           one line per file: name, GPU, torch, date (and its caveat)
     python -m qwen3_fusion.results NAME      that file (JSON indented, text as it is)
 
 Every file names its GPU, software versions, date and command: a JSON file in its "meta" object, a
-text file in its leading "# key: value" lines.
+text file in its leading "# key: value" lines. A JSON file may carry a top-level "about": a caveat
+added after the run (what a field counts, which tool version made it); its figures are as measured.
 
 Tangled from src_literate/post1_qwen3_fusion_reading.pmd (§一); every block below is marked with its chunk.
 """
@@ -63,6 +64,9 @@ def main(argv=None) -> int:
             gpu = m.get("gpu_name") or m.get("gpu", "-")  # the scanner's "gpu" names its cost model
             torch_version, date = m.get("torch", "-"), m.get("date", "-")
             print(f"{name:38s} {gpu:24s} torch {torch_version:14s} {date}")
+            data = json.loads(path.read_text(encoding="utf-8")) if name.endswith(".json") else {}
+            if isinstance(data, dict) and "about" in data:  # a caveat added after the run
+                print(f"    about: {data['about']}")
         return 0
     if len(args) > 1 or args[0] not in files:
         wanted = " ".join(args)
