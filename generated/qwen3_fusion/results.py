@@ -16,6 +16,7 @@ __all__ = [
     "DATA",
     "main",
     "result_files",
+    "result_header",
     "result_meta",
 ]
 
@@ -39,12 +40,13 @@ def result_files() -> dict:
     return {p.name: p for p in files if p.is_file() and not skip(p.name)}
 
 
-def result_meta(path) -> dict:
-    """A results file's meta: the JSON "meta" object, or a text file's leading "# key: value" lines."""
+def result_header(path) -> tuple:
+    """(meta, about) of a results file, read once: the JSON "meta" object and top-level "about"
+    (None when absent), or a text file's leading "# key: value" lines and None."""
     text = path.read_text(encoding="utf-8")
     if path.name.endswith(".json"):
         data = json.loads(text)
-        return data.get("meta", {}) if isinstance(data, dict) else {}
+        return (data.get("meta", {}), data.get("about")) if isinstance(data, dict) else ({}, None)
     meta = {}
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -52,7 +54,12 @@ def result_meta(path) -> dict:
         key, sep, value = line.lstrip("# ").partition(": ")
         if sep:
             meta.setdefault(key.strip(), value.strip())
-    return meta
+    return meta, None
+
+
+def result_meta(path) -> dict:
+    """A results file's meta: the JSON "meta" object, or a text file's leading "# key: value" lines."""
+    return result_header(path)[0]
 
 
 def main(argv=None) -> int:
@@ -60,13 +67,12 @@ def main(argv=None) -> int:
     files = result_files()
     if not args:
         for name, path in files.items():
-            m = result_meta(path)
+            m, about = result_header(path)
             gpu = m.get("gpu_name") or m.get("gpu", "-")  # the scanner's "gpu" names its cost model
             torch_version, date = m.get("torch", "-"), m.get("date", "-")
             print(f"{name:38s} {gpu:24s} torch {torch_version:14s} {date}")
-            data = json.loads(path.read_text(encoding="utf-8")) if name.endswith(".json") else {}
-            if isinstance(data, dict) and "about" in data:  # a caveat added after the run
-                print(f"    about: {data['about']}")
+            if about is not None:  # a caveat added after the run
+                print(f"    about: {about}")
         return 0
     if len(args) > 1 or args[0] not in files:
         wanted = " ".join(args)
