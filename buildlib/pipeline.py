@@ -144,6 +144,7 @@ def build_all(
         body = format_body(src, records, prose)
         versions, read = freeze.inputs["versions"], freeze.results_read()
         values = post_values(src, series, body, prose.footnotes, versions, results, read)
+        check_date(src, values["gpu_runs"])
         out["freeze"][f"{src.slug}.json"] = freeze.to_text()
         out["posts"][f"{src.slug}.md"] = render_template(env, "post.md.j2", **values)
         out["diagrams"] += prose.diagrams
@@ -215,3 +216,11 @@ def verify_diagrams(outputs: dict, warn=print) -> None:
         message += ": " + (expecting if len(expecting) < 160 else f"{expecting[:150]}...")
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     raise BuildError(f"mermaid cannot draw this diagram: {message}{more}", diagram.post, line)
+
+
+def check_date(src: Source, gpu_runs: list[dict]) -> None:
+    """A post is not dated before the newest GPU result it reads: its date says when its figures held."""
+    days = [d for run in gpu_runs for d in re.findall(r"\d{4}-\d{2}-\d{2}", run["date"])]
+    if days and max(days) > src.meta["date"]:
+        line = next((i for i, ln in enumerate(src.path.read_text(encoding="utf-8").splitlines(), 1) if ln.startswith("date:")), 1)
+        raise BuildError(f"date {src.meta['date']} is before the newest GPU result the post reads ({max(days)})", src.rel, line)

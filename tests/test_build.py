@@ -604,3 +604,27 @@ def test_gpu_run_line_spans_a_merged_files_date_range():
     assert by_gpu == {"NVIDIA H200": "2026-12-03 至 2026-12-05", "NVIDIA H100": "2026-12-04"}
     # the setup most files come from is named first; the others are side runs with their file count
     assert [(ln["gpu"], ln["files"]) for ln in lines] == [("NVIDIA H200", 2), ("NVIDIA H100", 1)]
+
+
+def test_a_post_dated_before_its_newest_gpu_result_fails_at_its_date_line(project):
+    results = project.root / "src_literate" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    meta = {"gpu": "NVIDIA H200", "torch": "2.11.0", "triton": "3.6.0"}
+    meta |= {"transformers": "5.17.0", "date": "2026-12-05"}
+    (results / "toy_gpu.json").write_text(json.dumps({"meta": meta, "ms": 1.0}), encoding="utf-8")
+    read = 'Path("src_literate/results/toy_gpu.json").read_text(encoding="utf-8")'
+    edit(
+        project,
+        "from qwen3_fusion.toy import scale\n",
+        "import json\nfrom pathlib import Path\n\nfrom qwen3_fusion.toy import scale\n\n"
+        f'gpu_ms = json.loads({read})["ms"]\n',
+    )
+    before = snapshot(project.root)
+    with pytest.raises(BuildError) as info:
+        write_outputs(project, build_all(project, execute_stale=True))
+    assert str(info.value).startswith(f"src_literate/sample.pmd:{line_of(project, 'date: ')}: ")
+    assert "before the newest GPU result the post reads (2026-12-05)" in str(info.value)
+    assert snapshot(project.root) == before
+    edit(project, "date: 2026-12-02", "date: 2026-12-05")  # dated the day of its figures: it builds
+    write_outputs(project, build_all(project, execute_stale=True))
+    assert "NVIDIA H200" in (project.root / "posts" / "sample-post.md").read_text(encoding="utf-8")
