@@ -222,5 +222,5 @@ def check_date(src: Source, gpu_runs: list[dict]) -> None:
     """A post is not dated before the newest GPU result it reads: its date says when its figures held."""
     days = [d for run in gpu_runs for d in re.findall(r"\d{4}-\d{2}-\d{2}", run["date"])]
     if days and max(days) > src.meta["date"]:
-        line = next((i for i, ln in enumerate(src.path.read_text(encoding="utf-8").splitlines(), 1) if ln.startswith("date:")), 1)
-        raise BuildError(f"date {src.meta['date']} is before the newest GPU result the post reads ({max(days)})", src.rel, line)
+        message = f"date {src.meta['date']} is before the newest GPU result the post reads ({max(days)})"
+        raise BuildError(message, src.rel, src.meta_lines["date"])

@@ -109,6 +109,7 @@ class Source:
     meta: dict
     body: str
     chunks: list[Chunk]
+    meta_lines: dict = field(default_factory=dict)  # front matter key -> its line, for errors
 
     @property
     def slug(self) -> str:
@@ -162,7 +163,9 @@ def parse_source(path: Path, root: Path) -> Source:
     text = read_text(path, root)
     meta, body = _split_front_matter(text, rel)
     chunks = _scan_chunks(body, rel)
-    src = Source(path=path, rel=rel, meta=meta, body=body, chunks=chunks)
+    lines = text.split("\n")
+    meta_lines = {key: _key_line(lines, key) for key in meta}
+    src = Source(path=path, rel=rel, meta=meta, body=body, chunks=chunks, meta_lines=meta_lines)
     for chunk in chunks:
         _check_python(src, chunk)
     return src
