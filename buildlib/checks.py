@@ -381,7 +381,7 @@ def check_diagrams(project: Project, diagrams: list, browser: bool) -> list[str]
 
 def prose_length(text: str) -> int:
     """CJK characters plus Latin words of the chapters (§零 table, navigation, code, link targets,
-    inline SVG figures excluded)."""
+    inline SVG figures and the folded list of data files excluded)."""
     lines = text.split("\n")
     heads = [h.line - 1 for h in headings(text) if h.level == 2]
     first = next((k for k in heads if "§零" not in lines[k]), 0)
@@ -390,6 +390,7 @@ def prose_length(text: str) -> int:
     prose = re.sub(r"\]\([^)]*\)", "]", prose)
     prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
     prose = re.sub(r"<svg\b.*?</svg>", "", prose, flags=re.S)  # a figure, not prose
+    prose = re.sub(r'<details class="data-sources">.*?</details>', "", prose, flags=re.S)  # file names
     return len(CJK.findall(prose)) + len(LATIN_WORD.findall(CJK.sub(" ", prose)))
 
 

@@ -525,6 +525,10 @@ def test_reader_check_compares_each_blocks_output_with_the_post(project):
 def test_prose_length_counts_cjk_and_latin_words_not_code():
     text = "## §一 标题\n\n中文四字 and two words\n\n```python\nx = '很多中文字'\n```\n\n## 相关文章\n\n导航"
     assert prose_length(text) == len("一标题") + 4 + 3  # "§" counts as neither; code is left out
+    files = '<details class="data-sources">\n<summary>数据文件</summary>\n\n- 表：`a.json`\n\n</details>\n\n'
+    assert prose_length(text.replace("## 相关文章", files + "## 相关文章")) == prose_length(text)  # file lists
+    other = "<details>\n<summary>数据文件</summary>\n\n</details>\n\n"
+    assert prose_length(text.replace("## 相关文章", other + "## 相关文章")) > prose_length(text)  # other folds count
 
 
 def test_backlinks_rewrite_only_the_marked_section(project, tmp_path):
