@@ -223,7 +223,8 @@ def load_results(root: Path) -> dict[str, dict]:
 
 def gpu_run_lines(results: dict, read: set) -> list[dict]:
     """The GPU runs whose files this post's code reads (the freeze's inputs), one line per setup:
-    {gpu, torch, triton, transformers, date}, date the first and last day the files name."""
+    {gpu, torch, triton, transformers, date, last, files}: date the first and last day the files name
+    ("a 至 b", for the reader), last the latest real day (None when no file names one)."""
     runs: dict[tuple, list[str]] = {}
     files: dict[tuple, int] = {}
     for name, r in sorted(results.items()):
@@ -239,7 +240,15 @@ def gpu_run_lines(results: dict, read: set) -> list[dict]:
         files[key] = files.get(key, 0) + 1
     # the setup most files come from first: the template names the others as side runs
     order = sorted(runs, key=lambda k: -files[k])
-    return [{**dict(k), "date": " 至 ".join(sorted({min(runs[k]), max(runs[k])})), "files": files[k]} for k in order]
+    return [
+        {
+            **dict(k),
+            "date": " 至 ".join(sorted({min(runs[k]), max(runs[k])})),
+            "last": max((d for d in runs[k] if d != "?"), default=None),
+            "files": files[k],
+        }
+        for k in order
+    ]
 
 
 def post_values(
