@@ -76,9 +76,11 @@ def make_norm(impl: str, n: int, weight: torch.Tensor):
         return _function_norm(lambda x, w: F.rms_norm(x, (n,), w, bc.EPS), n, weight)
     if impl == "liger_cute":
         import cutlass  # noqa: F401 - the CuTe DSL; the ImportError names what is missing
-        from liger_kernel.ops.cutedsl.ops.rms_norm import rms_norm as cute
+        from liger_kernel.ops.cutedsl.ops.rms_norm import LigerRMSNormFunction as CuteRMSNorm
 
-        return _function_norm(lambda x, w: cute(x, w, bc.EPS), n, weight)
+        # the Function apply_liger_kernel_to_qwen3 runs under LIGER_KERNEL_IMPL=cutedsl (Liger 0.8.5),
+        # with Qwen3's casting and dy kept: (x, w, eps, offset, casting_mode, in_place, row_mode)
+        return _function_norm(lambda x, w: CuteRMSNorm.apply(x, w, bc.EPS, 0.0, "llama", False, None), n, weight)
     if impl == "quack":
         from quack import rmsnorm as quack_rmsnorm
 
