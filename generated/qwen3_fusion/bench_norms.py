@@ -80,7 +80,9 @@ def make_norm(impl: str, n: int, weight: torch.Tensor):
 
         # the Function apply_liger_kernel_to_qwen3 runs under LIGER_KERNEL_IMPL=cutedsl (Liger 0.8.5),
         # with Qwen3's casting and dy kept: (x, w, eps, offset, casting_mode, in_place, row_mode)
-        return _function_norm(lambda x, w: CuteRMSNorm.apply(x, w, bc.EPS, 0.0, "llama", False, None), n, weight)
+        return _function_norm(
+            lambda x, w: CuteRMSNorm.apply(x, w, bc.EPS, 0.0, "llama", False, None), n, weight
+        )
     if impl == "quack":
         from quack import rmsnorm as quack_rmsnorm
 
