@@ -9,12 +9,10 @@ bench_norms.time_all_rmsnorm (CUDA-graph replay, three rounds, error against flo
 usage: python device_runs/cute_peers.py OUT_JSON [--smoke]
 """
 
-import json
 import sys
 from importlib import metadata
 
 import torch
-
 from qwen3_fusion import bench_common as bc
 from qwen3_fusion import bench_norms as bn
 
@@ -24,12 +22,19 @@ def main() -> int:
     if smoke:
         bc.use_smoke()
     meta = bc.environment("python device_runs/cute_peers.py")
-    for pkg in ("quack-kernels", "nvidia-cutlass-dsl", "nvidia-cutlass-dsl-libs-cu13", "apache-tvm-ffi"):
+    for pkg in (
+        "quack-kernels",
+        "nvidia-cutlass-dsl",
+        "nvidia-cutlass-dsl-libs-cu13",
+        "apache-tvm-ffi",
+    ):
         try:
             meta[pkg.replace("-", "_")] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             meta[pkg.replace("-", "_")] = None
-    shapes = bn.SMOKE_SHAPES[:1] if smoke else [s for s in bn.SHAPES if s[2] == torch.bfloat16]
+    shapes = (
+        bn.SMOKE_SHAPES[:1] if smoke else [s for s in bn.RMSNORM_SHAPES if s[2] == torch.bfloat16]
+    )
     impls = ["ours", "torch_compile", "f_rms_norm", "liger", "liger_inplace", "liger_cute", "quack"]
     ceiling = bc.copy_ceiling()
     res = bn.time_all_rmsnorm(impls, ceiling["gbps"], shapes)
