@@ -1,4 +1,5 @@
-"""The two CuTe DSL RMSNorms the posts left unmeasured, timed beside ours on the H200 (session 37).
+"""The two CuTe DSL RMSNorms, timed beside ours on a Hopper GPU (session 37; the committed run,
+h100_cute_peers.json, was given an H100).
 
 Quack 0.6.4 (`quack.rmsnorm`, the kernels PyTorch 2.13 vendors as 0.4.1 behind F.rms_norm) and Liger
 0.8.5's CuTe DSL RMSNorm (`LigerRMSNormFunction` of liger_kernel.ops.cutedsl, what

@@ -9,7 +9,7 @@ rm -rf /tmp/site && mkdir -p /tmp/site
 # unzip, not pip --target: three of these wheels share the folder nvidia_cutlass_dsl/, which pip --target
 # installs only once (the later ones are skipped with a warning)
 for w in .whl/*.whl .cute/b/*.whl /tmp/nvidia_cutlass_dsl_libs_cu13-*.whl; do python3 -m zipfile -e "$w" /tmp/site; done
-# pip --target skips .pth files; nvidia_cutlass_dsl's .pth puts its dsl_packages (cutlass) on sys.path
+# unzipping runs no .pth file, and nvidia_cutlass_dsl's .pth is what puts dsl_packages (cutlass) on sys.path
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD/generated PYTHONUNBUFFERED=1
 python3 -c "import cutlass, cutlass.cute; print('cutlass', cutlass.__version__ if hasattr(cutlass, '__version__') else 'ok')" 2>&1 | tail -3
 python3 -c "import quack; print('quack', quack.__version__)" 2>&1 | tail -3
