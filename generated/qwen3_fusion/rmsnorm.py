@@ -269,7 +269,7 @@ def _rmsnorm_bwd_kernel(
     BLOCK_M: tl.constexpr,  # rows per loop step
     BLOCK_N: tl.constexpr,  # next_pow2(n_cols)
     VEC: tl.constexpr,  # as in the forward: proves 16-byte aligned rows
-    NUM_STAGES: tl.constexpr,  # loop steps whose loads are in flight at once
+    NUM_STAGES: tl.constexpr,  # pipeline stages: NUM_STAGES - 1 blocks' loads in flight ahead of the current one
     COMPUTE_DW: tl.constexpr,  # False when the weight needs no gradient: no dW work at all
     ATOMIC_DW: tl.constexpr,  # add into one zeroed fp32 row instead: no second kernel, order varies
 ):
